@@ -1,0 +1,82 @@
+# Entry points: setup, test, demo, bench, wheels, lint (see README.md).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+BUILD := build
+STAMPS := $(VENV)/.stamps
+# Every package under packages/ (dsl-mlir first: the others build on it).
+PURE_PACKAGES := $(filter-out packages/dsl-mlir,$(wildcard packages/dsl-*))
+MLIR_SOURCES := $(shell find packages/dsl-mlir cmake -type f \
+	-not -path '*/__pycache__/*' -not -path '*/tests/*' -not -path '*/test/*' 2>/dev/null)
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+
+.PHONY: help setup test test-python test-lit demo bench wheels lint clean examples
+
+help:
+	@echo "make demo    set up (if needed) and run the main example"
+	@echo "make test    set up (if needed) and run every test suite"
+	@echo "make setup   create .venv, install the pinned toolchain, build dsl-mlir, install all packages"
+	@echo "make bench   run the benchmarks (installs numba/jax into .venv)"
+	@echo "make wheels  build one wheel per package into dist/"
+	@echo "make lint    ruff + mypy"
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(STAMPS)/toolchain: ci/requirements-dev.txt | $(PY)
+	@mkdir -p $(STAMPS)
+	$(PIP) install -q -r ci/requirements-dev.txt
+	@touch $@
+
+# Native build: CMake + ninja through scikit-build-core, with a persistent
+# build directory so that re-running is incremental.
+$(STAMPS)/dsl-mlir: $(STAMPS)/toolchain $(MLIR_SOURCES)
+	$(PIP) install -q --no-build-isolation --no-deps ./packages/dsl-mlir \
+		-Cbuild-dir=$(BUILD)/dsl-mlir -Ccmake.define.CMAKE_BUILD_TYPE=Release
+	@touch $@
+
+$(STAMPS)/packages: $(STAMPS)/dsl-mlir $(wildcard packages/*/pyproject.toml)
+	@for p in $(PURE_PACKAGES); do \
+		echo "installing $$p (editable)"; \
+		$(PIP) install -q --no-build-isolation --no-deps -e $$p || exit 1; \
+	done
+	@touch $@
+
+setup: $(STAMPS)/packages
+
+test: setup test-lit test-python examples
+
+test-lit: setup
+	$(PY) -m lit -v packages/dsl-mlir/test
+
+test-python: setup
+	$(PY) -m pytest -q packages
+
+examples: setup
+	$(PY) ci/run_examples.py
+
+demo: setup
+	$(PY) examples/demo.py
+
+bench: setup
+	$(PIP) install -q -r bench/requirements.txt
+	$(PY) bench/run_all.py
+
+wheels: $(STAMPS)/toolchain
+	@mkdir -p dist
+	$(PIP) wheel -q --no-build-isolation --no-deps -w dist ./packages/dsl-mlir \
+		-Cbuild-dir=$(BUILD)/dsl-mlir-wheel
+	@for p in $(PURE_PACKAGES); do $(PIP) wheel -q --no-build-isolation --no-deps -w dist ./$$p || exit 1; done
+	@ls -l dist
+
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+
+clean:
+	rm -rf $(BUILD) dist $(STAMPS)

@@ -1,0 +1,117 @@
+"""``JitArgumentRegistry``: host adapters for raw Python types, looked up along the MRO.
+
+An adapter turns a Python value into a ``JitArgument`` (the host contract); ``dsl_type`` is
+the DSL type seen while tracing. A value whose type implements both ``JitArgument`` and
+``DslType`` needs no adapter. Defaults: ``bool -> Boolean``, ``int -> Int32``,
+``float -> Float32`` (re-register with ``replace=True`` to change them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
+
+from ._util import type_name
+from .capabilities import supports, why_not
+from .scalars import Boolean, Float32, Int32
+
+Adapter = Callable[[Any], Any]
+
+
+class Registration(NamedTuple):
+    py_type: type
+    adapter: Adapter
+    dsl_type: type
+
+
+class JitArgumentRegistry:
+    """Class-level registry (use the classmethods; there are no instances)."""
+
+    _entries: ClassVar[dict[type, Registration]] = {}
+    _lookups: ClassVar[dict[type, Registration | None]] = {}
+    _native: ClassVar[dict[type, bool]] = {}
+
+    @classmethod
+    def register(
+        cls, py_type: type, adapter: Adapter | None = None, *, dsl_type: type,
+        replace: bool = False,
+    ) -> Any:
+        """Register ``adapter`` for ``py_type``; without ``adapter``, returns a decorator."""
+        if adapter is None:
+            def decorator(fn: Adapter) -> Adapter:
+                cls.register(py_type, fn, dsl_type=dsl_type, replace=replace)
+                return fn
+
+            return decorator
+        cls._check(py_type, adapter, dsl_type, replace)
+        cls._entries[py_type] = Registration(py_type, adapter, dsl_type)
+        cls._lookups.clear()
+        return adapter
+
+    @classmethod
+    def _check(cls, py_type: Any, adapter: Any, dsl_type: Any, replace: bool) -> None:
+        if not isinstance(py_type, type):
+            raise TypeError(
+                f"JitArgumentRegistry.register: py_type must be a type, got {py_type!r}"
+            )
+        if not callable(adapter):
+            raise TypeError(
+                f"JitArgumentRegistry.register({py_type.__name__}): adapter is not callable"
+            )
+        if not isinstance(dsl_type, type) or not supports(dsl_type, "DslType"):
+            reason = why_not(dsl_type, "DslType") if isinstance(dsl_type, type) else "not a type"
+            raise TypeError(
+                f"JitArgumentRegistry.register({py_type.__name__}): dsl_type must be a DslType "
+                f"({reason})"
+            )
+        if py_type in cls._entries and not replace:
+            raise ValueError(
+                f"JitArgumentRegistry.register: {py_type.__name__} is already registered "
+                "(pass replace=True to override)"
+            )
+
+    @classmethod
+    def unregister(cls, py_type: type) -> None:
+        if cls._entries.pop(py_type, None) is None:
+            raise KeyError(f"JitArgumentRegistry: {type_name(py_type)} is not registered")
+        cls._lookups.clear()
+
+    @classmethod
+    def lookup(cls, py_type: type) -> Registration | None:
+        """The registration for ``py_type`` or its nearest registered base class."""
+        try:
+            return cls._lookups[py_type]
+        except KeyError:
+            pass
+        found = next((cls._entries[b] for b in py_type.__mro__ if b in cls._entries), None)
+        cls._lookups[py_type] = found
+        return found
+
+    @classmethod
+    def is_native(cls, py_type: type) -> bool:
+        """True when values of ``py_type`` are both JitArgument and DslType (no adapter)."""
+        native = cls._native.get(py_type)
+        if native is None:
+            native = supports(py_type, "JitArgument") and supports(py_type, "DslType")
+            cls._native[py_type] = native
+        return native
+
+    @classmethod
+    def adapt(cls, value: Any) -> tuple[Any, type]:
+        """``(jit_argument, dsl_type)`` for a Python argument."""
+        t = type(value)
+        reg = cls.lookup(t)
+        if reg is not None:
+            return reg.adapter(value), reg.dsl_type
+        if cls.is_native(t):
+            return value, t
+        raise TypeError(
+            f"no JitArgument adapter for {t.__name__}: register one with "
+            f"JitArgumentRegistry.register({t.__name__}, dsl_type=...), or implement both "
+            "JitArgument and DslType"
+        )
+
+
+JitArgumentRegistry.register(bool, Boolean, dsl_type=Boolean)
+JitArgumentRegistry.register(int, Int32, dsl_type=Int32)
+JitArgumentRegistry.register(float, Float32, dsl_type=Float32)

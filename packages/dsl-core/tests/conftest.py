@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from types import ModuleType
+
+import pytest
+
+import dsl_core._ir as core_ir
+
+
+@pytest.fixture
+def fake_ir(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """Install the fake ``dsl_mlir`` (see fake_mlir.py) for one test."""
+    import fake_mlir
+
+    monkeypatch.setitem(sys.modules, "dsl_mlir", fake_mlir.module())
+    monkeypatch.setattr(core_ir, "_IR", None)
+    fake_mlir.Operation.created.clear()
+    yield fake_mlir
+    core_ir._IR = None

@@ -1,0 +1,34 @@
+//===- Passes.h - dsl passes and pipelines ------------------------*- C++ -*-===//
+#ifndef DSL_CONVERSION_PASSES_H
+#define DSL_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class DialectRegistry;
+namespace dsl {
+
+#define GEN_PASS_DECL
+#include "dsl/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "dsl/Conversion/Passes.h.inc"
+
+/// Register the named pipelines (`dsl-to-llvm-cpu`).
+void registerDslPipelines();
+
+/// Register every dialect, interface and translation the toolkit uses.
+void registerDslDialects(DialectRegistry &registry);
+
+/// Register our passes, pipelines and the upstream passes our pipelines and
+/// tests name (idempotent).
+void registerDslPassesAndPipelines();
+
+} // namespace dsl
+} // namespace mlir
+
+#endif // DSL_CONVERSION_PASSES_H

@@ -1,0 +1,30 @@
+//===- Passes.td - dsl passes ----------------------------------*- tablegen -*-===//
+
+#ifndef DSL_CONVERSION_PASSES_TD
+#define DSL_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertDslToLinalg : Pass<"convert-dsl-to-linalg"> {
+  let summary = "Lower dsl ops to linalg, tensor and arith";
+  let description = [{
+    Elementwise ops, casts and matmul become `linalg.generic` ops over
+    `tensor.empty` destinations (so that elementwise fusion applies);
+    `dsl.full` becomes `linalg.fill`; `dsl.slice` becomes
+    `tensor.extract_slice`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def DslEmitCInterface : Pass<"dsl-emit-c-interface", "::mlir::ModuleOp"> {
+  let summary = "Mark public function definitions with llvm.emit_c_interface";
+  let description = [{
+    Every public `func.func` with a body gets the `llvm.emit_c_interface`
+    unit attribute so that `convert-func-to-llvm` emits its
+    `_mlir_ciface_<name>` wrapper (the entry the runtime calls).
+  }];
+}
+
+#endif // DSL_CONVERSION_PASSES_TD

@@ -1,0 +1,51 @@
+"""dsl-mlir: a self-contained private MLIR with the ``dsl`` dialect.
+
+Everything MLIR lives under the private namespace ``dsl_mlir._mlir`` (the
+upstream Python bindings, built against our one aggregate C API library);
+this package re-exports what the other layers use::
+
+    import dsl_mlir
+    from dsl_mlir import ir
+    from dsl_mlir.dialects import arith, func, dsl
+
+    with dsl_mlir.context(), ir.Location.unknown():
+        module = dsl_mlir.parse_module(text)
+        lowered = dsl_mlir.lower(module)            # dsl-to-llvm-cpu
+        engine = dsl_mlir.jit(lowered)              # ExecutionEngine
+"""
+
+from __future__ import annotations
+
+from ._errors import Diagnostic as Diagnostic
+from ._errors import MLIRDiagnosticError as MLIRDiagnosticError
+from ._lib import dialects as dialects
+from ._lib import execution_engine as execution_engine
+from ._lib import ir as ir
+from ._lib import passmanager as passmanager
+from ._version import MLIR_VERSION as MLIR_VERSION
+from ._version import __version__ as __version__
+from .api import context as context
+from .api import jit as jit
+from .api import lower as lower
+from .api import parse_module as parse_module
+from .api import pipeline_names as pipeline_names
+from .api import to_llvm_ir as to_llvm_ir
+from .api import verify as verify
+
+__all__ = [
+    "MLIR_VERSION",
+    "Diagnostic",
+    "MLIRDiagnosticError",
+    "__version__",
+    "context",
+    "dialects",
+    "execution_engine",
+    "ir",
+    "jit",
+    "lower",
+    "parse_module",
+    "passmanager",
+    "pipeline_names",
+    "to_llvm_ir",
+    "verify",
+]

@@ -1,0 +1,70 @@
+"""MLIR diagnostics as Python exceptions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One MLIR diagnostic with its location split out when it is a file location."""
+
+    severity: str
+    message: str
+    location: str
+    filename: str | None = None
+    line: int | None = None
+    column: int | None = None
+    notes: tuple[Diagnostic, ...] = field(default=())
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.severity}: {self.message}"
+        for note in self.notes:
+            text += f"\n  {note}"
+        return text
+
+
+class MLIRDiagnosticError(RuntimeError):
+    """Invalid IR, a bad pipeline or a failing pass, with MLIR's diagnostics."""
+
+    def __init__(self, summary: str, diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
+        self.summary = summary
+        self.diagnostics = tuple(diagnostics)
+        lines = [summary] + [str(d) for d in self.diagnostics]
+        super().__init__("\n".join(lines))
+
+
+def _file_location(loc: Any) -> tuple[str | None, int | None, int | None]:
+    """(file, line, col) of a FileLineColLoc, or of the first one inside a callsite/fused/name loc."""
+    try:
+        if loc.is_a_file():
+            return str(loc.filename), int(loc.start_line), int(loc.start_col)
+        if loc.is_a_name():
+            return _file_location(loc.child_loc)
+        if loc.is_a_callsite():
+            return _file_location(loc.callee)
+        if loc.is_a_fused():
+            for sub in loc.locations:
+                found = _file_location(sub)
+                if found[0] is not None:
+                    return found
+    except Exception:  # pragma: no cover - unknown location kinds
+        pass
+    return None, None, None
+
+
+def diagnostic_from_mlir(info: Any) -> Diagnostic:
+    """Convert an upstream ``DiagnosticInfo`` (or Diagnostic) to ours."""
+    severity = str(info.severity).rsplit(".", 1)[-1].lower()
+    filename, line, column = _file_location(info.location)
+    notes = tuple(diagnostic_from_mlir(n) for n in info.notes)
+    return Diagnostic(severity, str(info.message), str(info.location), filename, line, column, notes)
+
+
+def from_mlir_error(summary: str, err: Any) -> MLIRDiagnosticError:
+    """Wrap an upstream ``ir.MLIRError``."""
+    diags = [diagnostic_from_mlir(d) for d in getattr(err, "error_diagnostics", [])]
+    if not diags:
+        diags = [Diagnostic("error", str(err), "unknown")]
+    return MLIRDiagnosticError(summary, diags)

@@ -1,0 +1,52 @@
+"""The one module of dsl_mlir that imports the native private MLIR package.
+
+Other modules (and other layers) import ``ir``, ``passmanager``,
+``execution_engine`` and ``dialects`` from here or from ``dsl_mlir``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+from ._mlir import execution_engine as execution_engine
+from ._mlir import ir as ir
+from ._mlir import passmanager as passmanager
+from ._mlir import runtime as runtime
+from ._mlir._mlir_libs import get_dialect_registry as get_dialect_registry
+from ._mlir.dialects import llvm as llvm_dialect
+
+#: Directory holding the aggregate C API library and the dsl-opt executable.
+LIBS_DIR = os.path.join(os.path.dirname(ir.__file__), "_mlir_libs")
+
+#: Dialect modules available under ``dsl_mlir.dialects``.
+DIALECTS = (
+    "affine", "arith", "bufferization", "builtin", "cf", "dsl", "func", "gpu",
+    "index", "irdl", "linalg", "llvm", "math", "memref", "nvvm", "pdl", "scf",
+    "tensor", "ub", "vector",
+)
+
+
+class _Dialects(ModuleType):
+    """Lazy view of ``dsl_mlir._mlir.dialects``: ``dialects.arith`` etc."""
+
+    def __getattr__(self, name: str) -> ModuleType:
+        if name not in DIALECTS:
+            raise AttributeError(
+                f"dsl_mlir.dialects has no dialect {name!r}; available: {', '.join(DIALECTS)}"
+            )
+        module = importlib.import_module(f"dsl_mlir._mlir.dialects.{name}")
+        setattr(self, name, module)
+        return module
+
+    def __dir__(self) -> list[str]:
+        return list(DIALECTS)
+
+
+dialects = _Dialects("dsl_mlir.dialects", "Dialect modules of the private MLIR.")
+
+
+def translate_to_llvm_ir(module: ir.Module) -> str:
+    """LLVM IR text of a module already in the LLVM dialect."""
+    return str(llvm_dialect.translate_module_to_llvmir(module.operation))

@@ -1,0 +1,112 @@
+"""Contexts, parsing, lowering pipelines and JIT compilation."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from ._errors import MLIRDiagnosticError, from_mlir_error
+from ._lib import execution_engine, ir, passmanager, translate_to_llvm_ir
+
+OptionValue = bool | int | str
+
+#: Named pipelines registered by dsl-mlir (see docs/mlir.md).
+_PIPELINES: dict[str, str] = {
+    "dsl-to-llvm-cpu": "dsl, linalg, tensor, arith -> bufferized loops -> LLVM dialect with C interfaces",
+}
+
+
+def pipeline_names() -> list[str]:
+    """Names of the lowering pipelines this package registers."""
+    return sorted(_PIPELINES)
+
+
+def context() -> ir.Context:
+    """A new context with the toolkit's dialects registered (and nothing else)."""
+    return ir.Context()
+
+
+def parse_module(text: str, ctx: ir.Context | None = None) -> ir.Module:
+    """Parse and verify MLIR text; raises MLIRDiagnosticError on invalid IR."""
+    try:
+        return ir.Module.parse(text, ctx) if ctx is not None else ir.Module.parse(text)
+    except ir.MLIRError as err:
+        raise from_mlir_error("could not parse MLIR module", err) from None
+
+
+def verify(module: ir.Module | ir.Operation) -> None:
+    """Run the verifier; raises MLIRDiagnosticError with the failing ops' diagnostics."""
+    op = module.operation if isinstance(module, ir.Module) else module
+    try:
+        op.verify()
+    except ir.MLIRError as err:
+        raise from_mlir_error("MLIR verification failed", err) from None
+
+
+def _format_options(options: Mapping[str, OptionValue] | None) -> str:
+    if not options:
+        return ""
+    parts = []
+    for key, value in options.items():
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        parts.append(f"{key}={value}")
+    return "{" + " ".join(parts) + "}"
+
+
+def _pass_manager(pipeline: str, options: Mapping[str, OptionValue] | None, ctx: ir.Context) -> passmanager.PassManager:
+    text = f"builtin.module({pipeline}{_format_options(options)})"
+    try:
+        return passmanager.PassManager.parse(text, ctx)
+    except (ValueError, ir.MLIRError) as err:
+        raise MLIRDiagnosticError(f"invalid pass pipeline {text!r}: {err}", ()) from None
+
+
+def lower(
+    module: ir.Module,
+    pipeline: str = "dsl-to-llvm-cpu",
+    options: Mapping[str, OptionValue] | None = None,
+    *,
+    dump_dir: str | os.PathLike[str] | None = None,
+    inplace: bool = False,
+) -> ir.Module:
+    """Run a pass pipeline over ``module`` and return the lowered module.
+
+    ``pipeline`` is a registered pipeline name or any textual pass list
+    (``"canonicalize,cse"``); ``options`` become ``{key=value ...}``.
+    ``dump_dir`` writes the IR after every pass into a folder tree (one file per
+    pass, numbered). The input is verified first and left untouched unless
+    ``inplace``. Failures raise MLIRDiagnosticError with MLIR's diagnostics.
+    """
+    verify(module)
+    target = module if inplace else ir.Module.parse(str(module.operation), module.context)
+    pm = _pass_manager(pipeline, options, module.context)
+    if dump_dir is not None:
+        os.makedirs(dump_dir, exist_ok=True)
+        pm.enable_ir_printing(print_after_all=True, print_module_scope=True,
+                              tree_printing_dir_path=os.fspath(dump_dir))
+    try:
+        pm.run(target.operation)
+    except ir.MLIRError as err:
+        raise from_mlir_error(f"pipeline {pipeline!r} failed", err) from None
+    return target
+
+
+def to_llvm_ir(module: ir.Module) -> str:
+    """LLVM IR text of a module lowered to the LLVM dialect."""
+    verify(module)
+    return translate_to_llvm_ir(module)
+
+
+def jit(module: ir.Module, opt_level: int = 3, shared_libs: Sequence[str] = ()) -> execution_engine.ExecutionEngine:
+    """Compile an LLVM-dialect module into native code (MLIR ExecutionEngine).
+
+    Look up entry points with ``engine.raw_lookup("_mlir_ciface_<name>")``.
+    """
+    verify(module)
+    if not 0 <= opt_level <= 3:
+        raise ValueError(f"jit: opt_level must be 0..3, got {opt_level}")
+    try:
+        return execution_engine.ExecutionEngine(module, opt_level=opt_level, shared_libs=list(shared_libs))
+    except (RuntimeError, ir.MLIRError) as err:
+        raise MLIRDiagnosticError(f"JIT compilation failed: {err}", ()) from None
