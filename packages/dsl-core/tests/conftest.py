@@ -11,11 +11,11 @@ import dsl_core._ir as core_ir
 
 @pytest.fixture
 def fake_ir(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    """Install the fake ``dsl_mlir`` (see fake_mlir.py) for one test."""
-    import fake_mlir
+    """Install the fake ``dsl_mlir`` (see core_fake_mlir.py) for one test."""
+    import core_fake_mlir
 
-    monkeypatch.setitem(sys.modules, "dsl_mlir", fake_mlir.module())
+    monkeypatch.setitem(sys.modules, "dsl_mlir", core_fake_mlir.module())
     monkeypatch.setattr(core_ir, "_IR", None)
-    fake_mlir.Operation.created.clear()
-    yield fake_mlir
+    core_fake_mlir.Operation.created.clear()
+    yield core_fake_mlir
     core_ir._IR = None

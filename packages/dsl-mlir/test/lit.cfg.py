@@ -6,15 +6,15 @@ import sysconfig
 
 import lit.formats
 
-config.name = "dsl-mlir"  # noqa: F821
-config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
-config.suffixes = [".mlir"]  # noqa: F821
-config.test_source_root = os.path.dirname(__file__)  # noqa: F821
-config.excludes = ["lit.cfg.py"]  # noqa: F821
+config.name = "dsl-mlir"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["lit.cfg.py"]
 
 
 def _find(tool: str, param: str, extra_dirs: list[str]) -> str:
-    explicit = lit_config.params.get(param)  # noqa: F821
+    explicit = lit_config.params.get(param)
     if explicit:
         return explicit
     for d in extra_dirs:
@@ -23,7 +23,7 @@ def _find(tool: str, param: str, extra_dirs: list[str]) -> str:
             return cand
     found = shutil.which(tool)
     if not found:
-        lit_config.fatal(f"{tool} not found: pass --param {param}=PATH")  # noqa: F821
+        lit_config.fatal(f"{tool} not found: pass --param {param}=PATH")
     return found
 
 
@@ -31,6 +31,6 @@ _site = sysconfig.get_paths()["purelib"]
 dsl_opt = _find("dsl-opt", "dsl_opt", [])
 filecheck = _find("FileCheck", "filecheck", [os.path.join(_site, "llvm", "bin")])
 not_tool = _find("not", "not_tool", [os.path.join(_site, "llvm", "bin")])
-config.substitutions.append(("dsl-opt", dsl_opt))  # noqa: F821
-config.substitutions.append(("FileCheck", filecheck))  # noqa: F821
-config.substitutions.append(("%not", not_tool))  # noqa: F821
+config.substitutions.append(("dsl-opt", dsl_opt))
+config.substitutions.append(("FileCheck", filecheck))
+config.substitutions.append(("%not", not_tool))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .abi import abi_slots as abi_slots
 from .abi import compile_fill as compile_fill
-from .arrays import Align as Align
+from .align import Align as Align
 from .arrays import Array as Array
 from .capabilities import capabilities as capabilities
 from .capabilities import supports as supports

@@ -22,20 +22,38 @@ def ir() -> Any:
     global _IR
     if _IR is None:
         try:
-            from dsl_mlir import ir as module  # type: ignore[import-not-found, unused-ignore]
-        except ImportError as exc:
+            from dsl_mlir import ir as module  # type: ignore[import-not-found, import-untyped, unused-ignore]
+        except ModuleNotFoundError as exc:
+            if exc.name != "dsl_mlir":
+                raise
             raise ImportError(
                 "dsl_core IR hooks need the dsl-mlir package (pip install 'dsl-core[ir]')"
             ) from exc
+        check_version(sys.modules["dsl_mlir"])
         _IR = module
     return _IR
 
 
+#: The dsl-mlir versions this dsl-core works with: >=0.1,<0.2 (as the ``ir`` extra says).
+COMPATIBLE_MLIR = ((0, 1), (0, 2))
+
+
+def check_version(package: Any) -> None:
+    """ImportError unless ``package.__version__`` is within :data:`COMPATIBLE_MLIR`."""
+    version = str(getattr(package, "__version__", "0"))
+    parts = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+    low, high = COMPATIBLE_MLIR
+    if not low <= parts < high:
+        raise ImportError(
+            f"dsl-core 0.1 needs dsl-mlir >={low[0]}.{low[1]},<{high[0]}.{high[1]}, "
+            f"found {version}; install a compatible one (pip install 'dsl-core[ir]')"
+        )
+
+
 def is_value(x: object) -> bool:
     """True when ``x`` is an ``ir.Value``; never imports dsl_mlir to find out."""
-    if "dsl_mlir" not in sys.modules:
-        return False
-    return isinstance(x, ir().Value)
+    module = getattr(sys.modules.get("dsl_mlir"), "ir", None)
+    return module is not None and isinstance(x, module.Value)
 
 
 def scalar_type(kind: str) -> Any:
@@ -94,7 +112,7 @@ def shaped_info(ir_type: Any) -> tuple[str, tuple[int | None, ...]] | None:
     for cls_name in ("VectorType", "MemRefType", "RankedTensorType"):
         cls = getattr(m, cls_name)
         if _is_a(cls, ir_type):
-            shaped = cls(ir_type)
+            shaped = ir_type if isinstance(ir_type, cls) else cls(ir_type)
             dims = tuple(None if shaped.is_dynamic_dim(i) else d
                          for i, d in enumerate(shaped.shape))
             return str(shaped.element_type), dims

@@ -65,7 +65,7 @@ def round_f32(name: str, x: float) -> float:
 
 def f16_bits(x: float) -> int:
     """The binary16 bit pattern of ``x`` (already in range)."""
-    return int(_U16.unpack(_F16.pack(x))[0])
+    return int.from_bytes(_F16.pack(x), "little")
 
 
 def f16_from_bits(bits: int) -> float:

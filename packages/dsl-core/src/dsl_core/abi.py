@@ -56,8 +56,7 @@ def abi_slots(t: type) -> list[Any]:
     return list(slots)
 
 
-def _f16(x: float) -> int:
-    return _numbers.f16_bits(x)
+_f16 = _numbers.f16_bits
 
 
 def _bf16(x: float) -> int:
@@ -123,10 +122,11 @@ def _int_fill(t: Any) -> Fill:
     lo, hi = t.lo, t.hi
 
     def fill(arg: Any, st: Any) -> None:
-        if arg.__class__ is int and lo <= arg <= hi:
+        c = arg.__class__
+        if c is int and lo <= arg <= hi:
             st.value = arg
         else:
-            st.value = t._dsl_coerce_(arg)._v
+            st.value = arg._v if c is t else t._dsl_coerce_(arg)._v
 
     return fill
 
@@ -135,17 +135,19 @@ def _f32_fill(t: Any) -> Fill:
     limit = _numbers.F32_LIMIT
 
     def fill(arg: Any, st: Any) -> None:
-        if arg.__class__ is float and -limit < arg < limit:
+        c = arg.__class__
+        if c is float and -limit < arg < limit:
             st.value = arg
         else:
-            st.value = t._dsl_coerce_(arg)._v
+            st.value = arg._v if c is t else t._dsl_coerce_(arg)._v
 
     return fill
 
 
 def _plain_fill(t: Any, fast: type) -> Fill:
     def fill(arg: Any, st: Any) -> None:
-        st.value = arg if arg.__class__ is fast else t._dsl_coerce_(arg)._v
+        c = arg.__class__
+        st.value = arg if c is fast else arg._v if c is t else t._dsl_coerce_(arg)._v
 
     return fill
 

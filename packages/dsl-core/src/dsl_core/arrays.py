@@ -1,9 +1,7 @@
-"""``Array[E, N]`` (DslType and Storable, not JitArgument) and ``Align[T, A]`` (layout).
+"""``Array[E, N]``: DslType and Storable (when ``E`` is), never JitArgument.
 
-Both are interned: ``Array[Int32, 4] is Array[Int32, 4]``. An array is ``N * size(E)``
-bytes aligned like ``E``; its SSA form is the elements' values concatenated. ``Align[T, A]``
-is ``T`` placed at an ``A``-aligned address, like C ``_Alignas(A) T``: same size as ``T``,
-alignment ``A`` (a power of two, at least ``T``'s natural alignment); its values are ``T``'s.
+Interned: ``Array[Int32, 4] is Array[Int32, 4]``. An array is ``N * size(E)`` bytes aligned
+like ``E`` (wrap it in ``Align`` for more); its SSA form is the elements' values concatenated.
 """
 
 from __future__ import annotations
@@ -11,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any, ClassVar
 
-from ._util import is_pow2, type_name
+from ._util import type_name
 from .capabilities import why_not
 from .codec import BytesStorable, pack_into, unpack_from
 from .constexpr import is_constexpr_type
@@ -19,7 +17,6 @@ from .dispatch import coerce_to, construct_from_ir_values, extract_to_ir_values,
 from .signatures import type_signature
 
 _ARRAYS: dict[tuple[type, int], type] = {}
-_ALIGNS: dict[tuple[type, int], type] = {}
 
 
 class Array:
@@ -185,71 +182,3 @@ def _check_stride(name: str, element: Any) -> None:
     size, align = element.__dsl_size_of__(), element.__dsl_align_of__()
     if size % align:
         raise ValueError(f"{name}: element size {size} is not a multiple of its alignment {align}")
-
-
-class Align:
-    """``Align[T, A]``: ``T`` aligned to ``A`` bytes (a layout annotation for fields)."""
-
-    __slots__ = ()
-    target: ClassVar[Any] = None
-    alignment: ClassVar[int] = 0
-
-    def __class_getitem__(cls, params: Any) -> Any:
-        if not (isinstance(params, tuple) and len(params) == 2):
-            raise TypeError(f"Align[T, A] takes a type and an alignment, got {params!r}")
-        target, alignment = params
-        found = _ALIGNS.get((target, alignment))
-        if found is None:
-            found = _ALIGNS[(target, alignment)] = _make_align(target, alignment)
-        return found
-
-    def __new__(cls, value: Any) -> Any:
-        if cls.target is None:
-            raise TypeError("Align needs a type and an alignment: Align[T, A]")
-        return coerce_to(cls.target, value)
-
-
-def _make_align(target: Any, alignment: Any) -> type:
-    name = f"Align[{type_name(target)}, {alignment!r}]"
-    if not isinstance(target, type):
-        raise TypeError(f"{name}: T must be a DSL type")
-    reason = why_not(target, "Storable")
-    if reason is not None:
-        raise TypeError(f"{name}: {reason}")
-    if type(alignment) is not int or not is_pow2(alignment):
-        raise ValueError(f"{name}: alignment must be a power of two")
-    natural = target.__dsl_align_of__()  # type: ignore[attr-defined]
-    if alignment < natural:
-        raise ValueError(f"{name}: alignment {alignment} is less than {type_name(target)}'s "
-                         f"natural alignment {natural}")
-    ns = {"__slots__": (), "target": target, "alignment": alignment, "__module__": "dsl_core",
-          "__qualname__": name, "__dsl_value_type__": target}
-    return type(name, (Align, AlignStorable), ns)
-
-
-class AlignStorable(BytesStorable):
-    """Storable hooks of ``Align[T, A]``: ``T``'s bytes, alignment ``A``."""
-
-    __slots__ = ()
-
-    @classmethod
-    def __dsl_size_of__(cls) -> int:
-        return int(cls.target.__dsl_size_of__())  # type: ignore[attr-defined]
-
-    @classmethod
-    def __dsl_align_of__(cls) -> int:
-        return int(cls.alignment)  # type: ignore[attr-defined]
-
-    @classmethod
-    def _pack_into_(cls, buf: bytearray, offset: int, value: Any) -> None:
-        pack_into(cls.target, buf, offset, value)  # type: ignore[attr-defined]
-
-    @classmethod
-    def _unpack_from_(cls, buf: bytes | bytearray, offset: int) -> Any:
-        return unpack_from(cls.target, buf, offset)  # type: ignore[attr-defined]
-
-    @classmethod
-    def __dsl_type_signature__(cls) -> Hashable:
-        return ("Align", type_signature(cls.target), cls.alignment)  # type: ignore[attr-defined]
-
-    __dsl_static_signature__ = True

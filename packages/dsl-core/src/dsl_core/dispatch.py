@@ -20,6 +20,8 @@ from .signatures import has_static_signature, type_signature
 
 _SEQUENCES = (tuple, list)
 _SIG_FN: dict[type, Callable[[Any], Hashable]] = {}
+_STATIC_SIG: dict[type, Hashable] = {}
+_NONE: Any = object()
 _STATIC_ABI: dict[type, bool] = {}
 
 
@@ -92,9 +94,15 @@ def _signature_fn(t: type) -> Callable[[Any], Hashable]:
 
 def cache_signature(value: Any) -> Hashable:
     """The stable, hashable cache-key contribution of a JIT argument."""
-    fn = _SIG_FN.get(value.__class__)
+    cls = value.__class__
+    sig: Hashable = _STATIC_SIG.get(cls, _NONE)
+    if sig is not _NONE:
+        return sig
+    fn = _SIG_FN.get(cls)
     if fn is None:
-        fn = _SIG_FN[value.__class__] = _signature_fn(value.__class__)
+        fn = _SIG_FN[cls] = _signature_fn(cls)
+        if cls not in _SEQUENCES and has_static_signature(cls):
+            _STATIC_SIG[cls] = fn(value)
     return fn(value)
 
 

@@ -156,6 +156,9 @@ def _check_constexpr(generic: type[StructValue], values: dict[str, Any]) -> dict
 def _specialize(generic: type[StructValue], values: dict[str, Any]) -> type[StructValue]:
     checked = _check_constexpr(generic, values)
     key = tuple((k, constant_signature(v)) for k, v in checked.items())
+    bound = generic.__dsl_constexpr__
+    if key == tuple((k, constant_signature(v)) for k, v in bound.items()):
+        return generic
     found = generic.__dsl_specializations__.get(key)
     if found is None:
         label = ", ".join(f"{k}={v!r}" for k, v in checked.items())
@@ -207,6 +210,7 @@ def struct(cls: C) -> C:
     """Class decorator: make ``cls`` a frozen struct DSL type (see the module docstring)."""
     fields = read_fields(cls, "struct", sys._getframe(1).f_locals)
     new = _build(cls, fields)
+    new.__dsl_fields__ = fields  # type: ignore[attr-defined]
     defaults = {f.name: f.default for f in fields if f.constexpr and f.default is not MISSING}
     checked = _check_constexpr(new, defaults)
     for name, value in checked.items():

@@ -34,7 +34,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
        "buffer-results-to-out-params{hoist-static-allocs hoist-dynamic-allocs modify-public-functions},"
        "ownership-based-buffer-deallocation,canonicalize,"
        "buffer-deallocation-simplification,bufferization-lower-deallocations,"
-       "cse,canonicalize,"
+       "cse,canonicalize,dsl-lower-strided-copies,"
        "func.func(convert-linalg-to-loops),"
        "dsl-emit-c-interface,"
        "convert-scf-to-cf,expand-strided-metadata,lower-affine,"

@@ -22,6 +22,7 @@ from ._lib import dialects as dialects
 from ._lib import execution_engine as execution_engine
 from ._lib import ir as ir
 from ._lib import passmanager as passmanager
+from ._lib import runtime as runtime
 from ._version import MLIR_VERSION as MLIR_VERSION
 from ._version import __version__ as __version__
 from .api import context as context
@@ -46,6 +47,7 @@ __all__ = [
     "parse_module",
     "passmanager",
     "pipeline_names",
+    "runtime",
     "to_llvm_ir",
     "verify",
 ]

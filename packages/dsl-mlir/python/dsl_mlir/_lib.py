@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from types import ModuleType
 
 from ._mlir import execution_engine as execution_engine
@@ -45,6 +46,14 @@ class _Dialects(ModuleType):
 
 
 dialects = _Dialects("dsl_mlir.dialects", "Dialect modules of the private MLIR.")
+
+# `from dsl_mlir.ir import Context`, `from dsl_mlir.dialects import arith`:
+# public aliases of the private modules (the same module objects, so op classes
+# are registered once).
+for _alias, _module in (("ir", ir), ("passmanager", passmanager),
+                        ("execution_engine", execution_engine), ("runtime", runtime),
+                        ("dialects", dialects)):
+    sys.modules.setdefault(f"dsl_mlir.{_alias}", _module)
 
 
 def translate_to_llvm_ir(module: ir.Module) -> str:

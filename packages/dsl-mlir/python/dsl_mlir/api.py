@@ -54,7 +54,9 @@ def _format_options(options: Mapping[str, OptionValue] | None) -> str:
     return "{" + " ".join(parts) + "}"
 
 
-def _pass_manager(pipeline: str, options: Mapping[str, OptionValue] | None, ctx: ir.Context) -> passmanager.PassManager:
+def _pass_manager(
+    pipeline: str, options: Mapping[str, OptionValue] | None, ctx: ir.Context
+) -> passmanager.PassManager:
     text = f"builtin.module({pipeline}{_format_options(options)})"
     try:
         return passmanager.PassManager.parse(text, ctx)
@@ -82,13 +84,18 @@ def lower(
     target = module if inplace else ir.Module.parse(str(module.operation), module.context)
     pm = _pass_manager(pipeline, options, module.context)
     if dump_dir is not None:
+        # IR printing requires a single-threaded context for the whole run.
         os.makedirs(dump_dir, exist_ok=True)
+        module.context.enable_multithreading(False)
         pm.enable_ir_printing(print_after_all=True, print_module_scope=True,
                               tree_printing_dir_path=os.fspath(dump_dir))
     try:
         pm.run(target.operation)
     except ir.MLIRError as err:
         raise from_mlir_error(f"pipeline {pipeline!r} failed", err) from None
+    finally:
+        if dump_dir is not None:
+            module.context.enable_multithreading(True)
     return target
 
 
@@ -98,7 +105,9 @@ def to_llvm_ir(module: ir.Module) -> str:
     return translate_to_llvm_ir(module)
 
 
-def jit(module: ir.Module, opt_level: int = 3, shared_libs: Sequence[str] = ()) -> execution_engine.ExecutionEngine:
+def jit(
+    module: ir.Module, opt_level: int = 3, shared_libs: Sequence[str] = ()
+) -> execution_engine.ExecutionEngine:
     """Compile an LLVM-dialect module into native code (MLIR ExecutionEngine).
 
     Look up entry points with ``engine.raw_lookup("_mlir_ciface_<name>")``.

@@ -27,4 +27,15 @@ def DslEmitCInterface : Pass<"dsl-emit-c-interface", "::mlir::ModuleOp"> {
   }];
 }
 
+def DslLowerStridedCopies : Pass<"dsl-lower-strided-copies"> {
+  let summary = "Turn memref.copy between non-contiguous layouts into linalg.copy";
+  let description = [{
+    `memref.copy` between identity layouts lowers to a `memcpy`; any other
+    copy would call the `memrefCopy` runtime function, which a JIT'd module
+    cannot resolve without the MLIR runner utilities. This pass rewrites
+    those copies into `linalg.copy` so that they become plain loops.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // DSL_CONVERSION_PASSES_TD

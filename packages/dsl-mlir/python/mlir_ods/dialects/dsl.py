@@ -1,3 +1,3 @@
 """Python op classes of the ``dsl`` dialect (generated from DslOps.td)."""
 
-from ._dsl_ops_gen import *  # noqa: F401,F403
+from ._dsl_ops_gen import *  # noqa: F403

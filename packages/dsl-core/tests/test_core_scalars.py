@@ -6,6 +6,8 @@ import struct
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import dsl_core as dc
 
@@ -48,11 +50,11 @@ def test_float32_rounds_to_single_precision():
 def test_float_overflow_is_an_error_not_inf():
     with pytest.raises(ValueError, match=r"Float32: value 1e\+40 is out of range"):
         dc.Float32(1e40)
-    with pytest.raises(ValueError, match="Float16: value 70000.0 is out of range"):
+    with pytest.raises(ValueError, match=r"Float16: value 70000.0 is out of range"):
         dc.Float16(70000.0)
-    with pytest.raises(ValueError, match="BFloat16: value 3.4e\\+38 is out of range"):
+    with pytest.raises(ValueError, match=r"BFloat16: value 3.4e\+38 is out of range"):
         dc.BFloat16(3.4e38)
-    with pytest.raises(ValueError, match="Float64: value .* out of range"):
+    with pytest.raises(ValueError, match=r"Float64: value .* out of range"):
         dc.Float64(10**400)
     assert math.isinf(dc.Float32(math.inf).value)
     assert math.isnan(dc.Float16(math.nan).value)
@@ -126,3 +128,33 @@ def test_poke_out_of_range_value_is_refused():
     with pytest.raises(ValueError, match="UInt8: value 256 is out of range"):
         dc.poke_into_ptr(dc.UInt8, buf, 256)
     assert bytes(buf) == b"\x00" * 4
+
+
+@given(st.floats(allow_nan=False, width=32))
+def test_float32_storage_and_fill_round_trip_any_float32(x):
+    buf = (ctypes.c_uint8 * 4)()
+    dc.poke_into_ptr(dc.Float32, buf, x)
+    assert dc.peek_from_ptr(dc.Float32, buf).value == x == float(np.frombuffer(bytes(buf),
+                                                                              np.float32)[0])
+    slot = ctypes.c_float()
+    dc.compile_fill(dc.Float32)(x, [slot])
+    assert slot.value == x
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-3.0e38, max_value=3.0e38))
+def test_bfloat16_bits_match_the_reference_rounding(x):
+    slot = ctypes.c_uint16()
+    dc.compile_fill(dc.BFloat16)(x, [slot])
+    assert slot.value == _bf16_reference(struct.unpack("<f", struct.pack("<f", x))[0])
+
+
+@given(st.integers(min_value=-(2**63), max_value=2**64 - 1))
+def test_int64_and_uint64_accept_exactly_their_ranges(n):
+    for t in (dc.Int64, dc.UInt64):
+        if t.lo <= n <= t.hi:
+            slot = getattr(ctypes, t.ctype_name)()
+            dc.compile_fill(t)(n, [slot])
+            assert slot.value == n
+        else:
+            with pytest.raises(ValueError, match=f"{t.__name__}: value {n} is out of range"):
+                dc.compile_fill(t)(n, [ctypes.c_uint64()])

@@ -7,7 +7,7 @@ attribute text they were built from, so tests can assert what would have been em
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import Any, ClassVar
 
 
 class Type:
@@ -88,7 +88,7 @@ class Attribute:
 
 
 class Operation:
-    created: list[tuple[str, str]] = []
+    created: ClassVar[list[tuple[str, str]]] = []
 
     def __init__(self, name: str, result: Value) -> None:
         self.name, self.result = name, result
@@ -104,5 +104,6 @@ def module() -> types.ModuleType:
     import sys
 
     pkg = types.ModuleType("dsl_mlir")
+    pkg.__version__ = "0.1.0"  # type: ignore[attr-defined]
     pkg.ir = sys.modules[__name__]  # type: ignore[attr-defined]
     return pkg

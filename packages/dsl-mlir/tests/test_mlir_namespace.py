@@ -1,0 +1,102 @@
+"""The private namespace, versions and the lean registration."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import dsl_mlir
+from dsl_mlir import ir
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+
+
+def test_versions() -> None:
+    assert dsl_mlir.MLIR_VERSION == "22.1.8"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", dsl_mlir.__version__)
+
+
+def test_bindings_live_under_private_prefix() -> None:
+    assert ir.__name__ == "dsl_mlir._mlir.ir"
+    assert ir.Context.__module__.startswith("dsl_mlir._mlir")
+    from dsl_mlir.dialects import arith, dsl
+    assert dsl.AddOp.__module__ == "dsl_mlir._mlir.dialects._dsl_ops_gen"
+    assert arith.AddFOp.OPERATION_NAME == "arith.addf"
+
+
+def test_import_does_not_load_a_global_mlir() -> None:
+    code = "import sys, dsl_mlir; from dsl_mlir.dialects import dsl; print('mlir' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_no_project_source_imports_global_mlir() -> None:
+    pattern = re.compile(r"^\s*(import mlir\b|from mlir\b)", re.M)
+    offenders = []
+    for path in (REPO / "packages").rglob("*.py"):
+        if "/_mlir/" in str(path) or "build" in path.parts:
+            continue
+        if path.name == "test_mlir_wheel.py":  # drives the *other* package on purpose
+            continue
+        if pattern.search(path.read_text(encoding="utf-8")):
+            offenders.append(str(path))
+    assert offenders == []
+
+
+def test_nanobind_domain_and_single_capi_library() -> None:
+    libs = pathlib.Path(ir.__file__).parent / "_mlir_libs"
+    names = sorted(p.name for p in libs.iterdir())
+    assert "libnanobind-dsl_mlir.so" in names
+    assert [n for n in names if n.startswith("libDslPythonCAPI")] == ["libDslPythonCAPI.so"]
+
+
+@pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) not installed")
+def test_aggregate_exports_only_the_c_api() -> None:
+    lib = pathlib.Path(ir.__file__).parent / "_mlir_libs" / "libDslPythonCAPI.so"
+    out = subprocess.run(["nm", "-D", "--defined-only", str(lib)], check=True,
+                         capture_output=True, text=True).stdout
+    symbols = [line.split()[-1] for line in out.splitlines() if line.strip()]
+    assert len(symbols) > 500  # the whole MLIR C API is there
+    assert [s for s in symbols if not s.startswith(("mlir", "dsl"))] == []
+
+
+def test_extensions_find_the_aggregate_through_origin() -> None:
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) not installed")
+    libs = pathlib.Path(ir.__file__).parent / "_mlir_libs"
+    for so in libs.glob("*.so"):
+        dyn = subprocess.run(["readelf", "-d", str(so)], check=True, capture_output=True, text=True).stdout
+        if "libDslPythonCAPI.so" in dyn:
+            assert "$ORIGIN" in dyn, so.name
+
+
+def test_lean_registration(ctx: ir.Context) -> None:
+    registered = {"builtin", "func", "arith", "math", "scf", "cf", "memref", "tensor",
+                  "linalg", "vector", "llvm", "dsl"}
+    for name in registered:
+        assert ctx.is_registered_operation(f"{name}.{_some_op(name)}"), name
+    # Everything-registration would bring these; a lean context does not.
+    assert not ctx.is_registered_operation("tosa.add")
+    assert not ctx.is_registered_operation("spirv.IAdd")
+
+
+def _some_op(dialect: str) -> str:
+    return {"builtin": "module", "func": "func", "arith": "addf", "math": "exp", "scf": "for",
+            "cf": "br", "memref": "alloc", "tensor": "empty", "linalg": "generic",
+            "vector": "broadcast", "llvm": "add", "dsl": "add"}[dialect]
+
+
+def test_dsl_opt_console_command_runs() -> None:
+    search = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    exe = shutil.which("dsl-opt", path=search)
+    assert exe is not None
+    out = subprocess.run([exe, "--show-dialects"], check=True, capture_output=True, text=True).stdout
+    dialects = out.split(":", 1)[1].strip().split(",")
+    assert {"dsl", "linalg", "func", "arith", "llvm"} <= set(dialects)
+    assert "tosa" not in dialects
