@@ -1,0 +1,450 @@
+/*===- Dispatch.c - the per-call fast path of JIT-compiled functions ------===*
+ *
+ * dsl_mlir._dispatch.PackedKernel calls a function through MLIR's packed
+ * interface (`void _mlir__mlir_ciface_<name>(void **args)`), marshalling
+ * numpy arrays (any object exporting a strided buffer) into memref
+ * descriptors and Python numbers into scalars, with every check done here:
+ * element type, rank, static sizes, dynamic sizes bound consistently by
+ * name, C-contiguity and writability. The plan is compiled once per kernel.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_RANK 8
+#define MAX_ARGS 64
+#define MAX_SYMS 32
+
+enum SlotKind {
+  K_MEMREF = 0, K_I64, K_I32, K_I16, K_I8, K_BOOL, K_F64, K_F32, K_F16, K_BF16,
+  K_U64, K_U32, K_U16, K_U8, K_PTR, K_COUNT
+};
+
+typedef struct {
+  int kind;
+  int writable;         /* memref: output buffer */
+  char format;          /* memref: struct-module format char of the element */
+  int ndim;
+  int64_t dims[MAX_RANK]; /* >= 0 static size, < 0: dynamic symbol -(id+1) */
+  PyObject *name;       /* parameter name for messages */
+  const char *dtype;    /* element type name for messages */
+} Slot;
+
+typedef struct {
+  PyObject_HEAD
+  void (*fn)(void **);
+  Py_ssize_t nslots;
+  Slot slots[MAX_ARGS];
+  PyObject *symnames; /* tuple of dynamic dimension names */
+  PyObject *fname;
+  int64_t gil_threshold;
+  vectorcallfunc vectorcall;
+} PackedKernel;
+
+typedef struct {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t rest[2 * MAX_RANK]; /* sizes then strides */
+} Descriptor;
+
+static const char *format_name(char f) {
+  switch (f) {
+  case 'f': return "float32"; case 'd': return "float64"; case 'e': return "float16";
+  case 'b': return "int8"; case 'B': return "uint8"; case 'h': return "int16";
+  case 'H': return "uint16"; case 'i': return "int32"; case 'I': return "uint32";
+  case 'l': case 'q': return "int64"; case 'L': case 'Q': return "uint64";
+  case '?': return "bool";
+  default: return "unknown";
+  }
+}
+
+/* Normalize a buffer format ("<f", "=f", "f") to its single type char. */
+static char format_char(const char *fmt) {
+  if (!fmt) return 'B';
+  while (*fmt == '<' || *fmt == '=' || *fmt == '@' || *fmt == '!') ++fmt;
+  if (fmt[0] == '\0' || fmt[1] != '\0') return '\0';
+  char c = fmt[0];
+  if (c == 'q') return 'l';
+  if (c == 'Q') return 'L';
+  return c;
+}
+
+static int itemsize_of(char f) {
+  switch (f) {
+  case 'd': case 'l': case 'L': return 8;
+  case 'f': case 'i': case 'I': return 4;
+  case 'e': case 'h': case 'H': return 2;
+  default: return 1;
+  }
+}
+
+/*--- scalars ---------------------------------------------------------------*/
+
+typedef union { int64_t i64; uint64_t u64; double f64; float f32; uint16_t u16;
+                int32_t i32; int16_t i16; int8_t i8; uint8_t u8; void *ptr; } Scalar;
+
+static int int_in_range(PackedKernel *k, Slot *s, PyObject *arg, long long lo,
+                        unsigned long long hi, int is_unsigned, Scalar *out) {
+  if (!PyLong_Check(arg)) {
+    if (PyFloat_Check(arg) || !PyIndex_Check(arg)) {
+      PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects an integer (%s), got %s",
+                   k->fname, s->name, s->dtype, Py_TYPE(arg)->tp_name);
+      return -1;
+    }
+  }
+  int overflow = 0;
+  if (is_unsigned) {
+    unsigned long long v = PyLong_AsUnsignedLongLong(arg);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) overflow = 1;
+    else if (v > hi) overflow = 1;
+    else out->u64 = v;
+  } else {
+    long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (!overflow && (v < lo || (v > 0 && (unsigned long long)v > hi))) overflow = 1;
+    else out->i64 = v;
+  }
+  if (overflow) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_OverflowError, "%U: argument '%U' = %R does not fit in %s",
+                 k->fname, s->name, arg, s->dtype);
+    return -1;
+  }
+  return 0;
+}
+
+static uint16_t to_bf16(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((bits >> 16) | 0x40); /* quiet NaN */
+  bits += 0x7fffu + ((bits >> 16) & 1u); /* round to nearest even */
+  return (uint16_t)(bits >> 16);
+}
+
+static int marshal_scalar(PackedKernel *k, Slot *s, PyObject *arg, Scalar *out) {
+  switch (s->kind) {
+  case K_I64: return int_in_range(k, s, arg, INT64_MIN, INT64_MAX, 0, out);
+  case K_I32: if (int_in_range(k, s, arg, INT32_MIN, INT32_MAX, 0, out)) return -1;
+    out->i32 = (int32_t)out->i64; return 0;
+  case K_I16: if (int_in_range(k, s, arg, INT16_MIN, INT16_MAX, 0, out)) return -1;
+    out->i16 = (int16_t)out->i64; return 0;
+  case K_I8: if (int_in_range(k, s, arg, INT8_MIN, INT8_MAX, 0, out)) return -1;
+    out->i8 = (int8_t)out->i64; return 0;
+  case K_U64: return int_in_range(k, s, arg, 0, UINT64_MAX, 1, out);
+  case K_U32: if (int_in_range(k, s, arg, 0, UINT32_MAX, 1, out)) return -1;
+    { uint32_t v = (uint32_t)out->u64; out->i32 = (int32_t)v; } return 0;
+  case K_U16: if (int_in_range(k, s, arg, 0, UINT16_MAX, 1, out)) return -1;
+    out->u16 = (uint16_t)out->u64; return 0;
+  case K_U8: if (int_in_range(k, s, arg, 0, UINT8_MAX, 1, out)) return -1;
+    out->u8 = (uint8_t)out->u64; return 0;
+  case K_BOOL:
+    if (!PyBool_Check(arg) && !PyLong_Check(arg)) {
+      PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects a bool, got %s", k->fname,
+                   s->name, Py_TYPE(arg)->tp_name);
+      return -1;
+    }
+    { int t = PyObject_IsTrue(arg); if (t < 0) return -1; out->u8 = (uint8_t)t; }
+    return 0;
+  case K_PTR:
+    if (arg == Py_None) { out->ptr = NULL; return 0; }
+    out->ptr = PyLong_AsVoidPtr(arg);
+    if (!out->ptr && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects a pointer-sized integer handle, got %s",
+                   k->fname, s->name, Py_TYPE(arg)->tp_name);
+      return -1;
+    }
+    return 0;
+  default: break;
+  }
+  /* floats accept Python floats and ints */
+  if (!PyFloat_Check(arg) && !PyLong_Check(arg)) {
+    PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects a number (%s), got %s", k->fname,
+                 s->name, s->dtype, Py_TYPE(arg)->tp_name);
+    return -1;
+  }
+  double v = PyFloat_AsDouble(arg);
+  if (v == -1.0 && PyErr_Occurred()) return -1;
+  switch (s->kind) {
+  case K_F64: out->f64 = v; return 0;
+  case K_F32: out->f32 = (float)v; return 0;
+  case K_F16: {
+    unsigned char b[2];
+    if (PyFloat_Pack2(v, (char *)b, 1) < 0) return -1;
+    memcpy(&out->u16, b, 2);
+    return 0;
+  }
+  case K_BF16: out->u16 = to_bf16((float)v); return 0;
+  }
+  PyErr_SetString(PyExc_SystemError, "dsl_mlir._dispatch: bad slot kind");
+  return -1;
+}
+
+/*--- memrefs ---------------------------------------------------------------*/
+
+static int marshal_memref(PackedKernel *k, Slot *s, PyObject *arg, Py_buffer *view,
+                          Descriptor *d, int64_t *syms, int *bound) {
+  int flags = PyBUF_STRIDES | PyBUF_FORMAT | (s->writable ? PyBUF_WRITABLE : 0);
+  if (PyObject_GetBuffer(arg, view, flags) < 0) {
+    PyErr_Clear();
+    if (s->writable && PyObject_CheckBuffer(arg))
+      PyErr_Format(PyExc_ValueError, "%U: output '%U' is read-only", k->fname, s->name);
+    else
+      PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects a %dD %s array, got %s",
+                   k->fname, s->name, s->ndim, s->dtype, Py_TYPE(arg)->tp_name);
+    return -1;
+  }
+  char f = format_char(view->format);
+  if (f != s->format) {
+    PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects element type %s, got %s",
+                 k->fname, s->name, s->dtype, format_name(f));
+    goto fail;
+  }
+  if (view->ndim != s->ndim) {
+    PyErr_Format(PyExc_ValueError, "%U: argument '%U' expects rank %d, got rank %d",
+                 k->fname, s->name, s->ndim, view->ndim);
+    goto fail;
+  }
+  int64_t expect = itemsize_of(f);
+  for (int i = s->ndim - 1; i >= 0; --i) {
+    int64_t n = view->shape[i];
+    int64_t want = s->dims[i];
+    if (want >= 0 && n != want) {
+      PyErr_Format(PyExc_ValueError, "%U: argument '%U' expects size %lld in dimension %d, got %lld",
+                   k->fname, s->name, (long long)want, i, (long long)n);
+      goto fail;
+    }
+    if (want < 0) {
+      int sym = (int)(-want - 1);
+      if (bound[sym] && syms[sym] != n) {
+        PyErr_Format(PyExc_ValueError,
+                     "%U: dynamic dimension '%U' is bound to %lld by an earlier argument but "
+                     "argument '%U' has %lld in dimension %d",
+                     k->fname, PyTuple_GET_ITEM(k->symnames, sym), (long long)syms[sym],
+                     s->name, (long long)n, i);
+        goto fail;
+      }
+      syms[sym] = n;
+      bound[sym] = 1;
+    }
+    if (n > 1 && view->strides[i] != expect) {
+      PyErr_Format(PyExc_ValueError,
+                   "%U: argument '%U' is not C-contiguous (strides are not those of a dense "
+                   "row-major array); pass numpy.ascontiguousarray(...) of it",
+                   k->fname, s->name);
+      goto fail;
+    }
+    d->rest[i] = n;
+    d->rest[s->ndim + i] = expect / itemsize_of(f);
+    expect *= n;
+  }
+  d->allocated = view->buf;
+  d->aligned = view->buf;
+  d->offset = 0;
+  return 0;
+fail:
+  PyBuffer_Release(view);
+  view->obj = NULL;
+  return -1;
+}
+
+static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames) {
+  PackedKernel *k = (PackedKernel *)self;
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+    PyErr_Format(PyExc_TypeError, "%U: the prepared call takes positional arguments only", k->fname);
+    return NULL;
+  }
+  if (nargs != k->nslots) {
+    PyErr_Format(PyExc_TypeError, "%U: expected %zd arguments (inputs then outputs), got %zd",
+                 k->fname, k->nslots, nargs);
+    return NULL;
+  }
+  Py_buffer views[MAX_ARGS];
+  Descriptor descs[MAX_ARGS];
+  void *descptrs[MAX_ARGS];
+  Scalar scalars[MAX_ARGS];
+  void *packed[MAX_ARGS];
+  int64_t syms[MAX_SYMS];
+  int bound[MAX_SYMS] = {0};
+  Py_ssize_t nviews = 0;
+  int64_t elements = 0;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    Slot *s = &k->slots[i];
+    if (s->kind == K_MEMREF) {
+      if (marshal_memref(k, s, args[i], &views[nviews], &descs[i], syms, bound) < 0) goto fail;
+      elements += views[nviews].len;
+      ++nviews;
+      descptrs[i] = &descs[i];
+      packed[i] = &descptrs[i];
+    } else {
+      if (marshal_scalar(k, s, args[i], &scalars[i]) < 0) goto fail;
+      packed[i] = &scalars[i];
+    }
+  }
+  if (elements >= k->gil_threshold) {
+    Py_BEGIN_ALLOW_THREADS
+    k->fn(packed);
+    Py_END_ALLOW_THREADS
+  } else {
+    k->fn(packed);
+  }
+  for (Py_ssize_t i = 0; i < nviews; ++i) PyBuffer_Release(&views[i]);
+  Py_RETURN_NONE;
+fail:
+  for (Py_ssize_t i = 0; i < nviews; ++i) PyBuffer_Release(&views[i]);
+  return NULL;
+}
+
+/*--- construction ------------------------------------------------------------*/
+
+static const char *kind_dtype(int kind) {
+  static const char *names[K_COUNT] = {"memref", "int64", "int32", "int16", "int8", "bool",
+                                       "float64", "float32", "float16", "bfloat16", "uint64",
+                                       "uint32", "uint16", "uint8", "pointer"};
+  return names[kind];
+}
+
+static int parse_slot(PackedKernel *k, Slot *s, PyObject *spec) {
+  /* spec: (name, kind, format, dims, writable) */
+  PyObject *name, *fmt, *dims;
+  int kind, writable;
+  if (!PyArg_ParseTuple(spec, "UiUOp", &name, &kind, &fmt, &dims, &writable)) return -1;
+  if (kind < 0 || kind >= K_COUNT) {
+    PyErr_Format(PyExc_ValueError, "slot %R: unknown kind %d", name, kind);
+    return -1;
+  }
+  s->kind = kind;
+  s->writable = writable;
+  s->name = Py_NewRef(name);
+  s->dtype = kind_dtype(kind);
+  if (kind != K_MEMREF) return 0;
+  const char *f = PyUnicode_AsUTF8(fmt);
+  if (!f) return -1;
+  s->format = format_char(f);
+  s->dtype = format_name(s->format);
+  PyObject *seq = PySequence_Fast(dims, "dims must be a sequence");
+  if (!seq) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > MAX_RANK) {
+    Py_DECREF(seq);
+    PyErr_Format(PyExc_ValueError, "slot %R: rank %zd exceeds the supported %d", name, n, MAX_RANK);
+    return -1;
+  }
+  s->ndim = (int)n;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+    if (v == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+    if (v < 0 && (-v - 1) >= PyTuple_GET_SIZE(k->symnames)) {
+      Py_DECREF(seq);
+      PyErr_Format(PyExc_ValueError, "slot %R: dynamic symbol %lld out of range", name, -v - 1);
+      return -1;
+    }
+    s->dims[i] = v;
+  }
+  Py_DECREF(seq);
+  return 0;
+}
+
+static int kernel_init(PyObject *self, PyObject *args, PyObject *kw) {
+  PackedKernel *k = (PackedKernel *)self;
+  static char *kwlist[] = {"address", "slots", "symbols", "name", "gil_threshold", NULL};
+  PyObject *addr, *slots, *symbols, *name;
+  long long threshold = 1 << 16;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!U|L", kwlist, &addr, &slots, &PyTuple_Type,
+                                   &symbols, &name, &threshold))
+    return -1;
+  void *fn = PyLong_AsVoidPtr(addr);
+  if (!fn) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "PackedKernel: null function address");
+    return -1;
+  }
+  if (PyTuple_GET_SIZE(symbols) > MAX_SYMS) {
+    PyErr_Format(PyExc_ValueError, "PackedKernel: at most %d dynamic dimensions", MAX_SYMS);
+    return -1;
+  }
+  PyObject *seq = PySequence_Fast(slots, "slots must be a sequence");
+  if (!seq) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > MAX_ARGS) {
+    Py_DECREF(seq);
+    PyErr_Format(PyExc_ValueError, "PackedKernel: at most %d parameters, got %zd", MAX_ARGS, n);
+    return -1;
+  }
+  k->fn = (void (*)(void **))fn;
+  k->symnames = Py_NewRef(symbols);
+  k->fname = Py_NewRef(name);
+  k->gil_threshold = threshold;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (parse_slot(k, &k->slots[i], PySequence_Fast_GET_ITEM(seq, i)) < 0) {
+      Py_DECREF(seq);
+      return -1;
+    }
+    k->nslots = i + 1;
+  }
+  Py_DECREF(seq);
+  k->vectorcall = kernel_vectorcall;
+  return 0;
+}
+
+static void kernel_dealloc(PyObject *self) {
+  PackedKernel *k = (PackedKernel *)self;
+  for (Py_ssize_t i = 0; i < k->nslots; ++i) Py_XDECREF(k->slots[i].name);
+  Py_XDECREF(k->symnames);
+  Py_XDECREF(k->fname);
+  Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kw) {
+  return PyVectorcall_Call(self, args, kw);
+}
+
+static PyObject *kernel_get_nslots(PyObject *self, void *unused) {
+  return PyLong_FromSsize_t(((PackedKernel *)self)->nslots);
+}
+
+static PyGetSetDef kernel_getset[] = {
+    {"nslots", kernel_get_nslots, NULL, "number of packed arguments", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject PackedKernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "dsl_mlir._dispatch.PackedKernel",
+    .tp_basicsize = sizeof(PackedKernel),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "PackedKernel(address, slots, symbols, name, gil_threshold=65536)\n\n"
+              "Calls `void f(void **)` (MLIR's packed interface) with marshalled arguments.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = kernel_init,
+    .tp_dealloc = kernel_dealloc,
+    .tp_call = kernel_call,
+    .tp_vectorcall_offset = offsetof(PackedKernel, vectorcall),
+    .tp_getset = kernel_getset,
+};
+
+static struct PyModuleDef dispatch_module = {
+    PyModuleDef_HEAD_INIT, "_dispatch",
+    "Fast per-call marshalling into MLIR's packed C interface.", -1, NULL,
+    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__dispatch(void) {
+  if (PyType_Ready(&PackedKernelType) < 0) return NULL;
+  PyObject *m = PyModule_Create(&dispatch_module);
+  if (!m) return NULL;
+  if (PyModule_AddObjectRef(m, "PackedKernel", (PyObject *)&PackedKernelType) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  static const char *kinds[K_COUNT] = {"MEMREF", "I64", "I32", "I16", "I8", "BOOL", "F64", "F32",
+                                       "F16", "BF16", "U64", "U32", "U16", "U8", "PTR"};
+  for (int i = 0; i < K_COUNT; ++i)
+    if (PyModule_AddIntConstant(m, kinds[i], i) < 0) { Py_DECREF(m); return NULL; }
+  if (PyModule_AddIntConstant(m, "MAX_RANK", MAX_RANK) < 0) { Py_DECREF(m); return NULL; }
+  return m;
+}
