@@ -30,7 +30,8 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   if (opts.fuseElementwise)
     p += "func.func(linalg-fuse-elementwise-ops),";
   p += "one-shot-bufferize{bufferize-function-boundaries "
-       "function-boundary-type-conversion=identity-layout-map},"
+       "function-boundary-type-conversion=identity-layout-map "
+       "allow-return-allocs-from-loops},"
        "buffer-results-to-out-params{hoist-static-allocs hoist-dynamic-allocs modify-public-functions},"
        "ownership-based-buffer-deallocation,canonicalize,"
        "buffer-deallocation-simplification,bufferization-lower-deallocations,"

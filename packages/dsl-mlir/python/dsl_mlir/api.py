@@ -81,7 +81,7 @@ def lower(
     ``inplace``. Failures raise MLIRDiagnosticError with MLIR's diagnostics.
     """
     verify(module)
-    target = module if inplace else ir.Module.parse(str(module.operation), module.context)
+    target = module if inplace else _copy(module)
     pm = _pass_manager(pipeline, options, module.context)
     if dump_dir is not None:
         # IR printing requires a single-threaded context for the whole run.
@@ -97,6 +97,12 @@ def lower(
         if dump_dir is not None:
             module.context.enable_multithreading(True)
     return target
+
+
+def _copy(module: ir.Module) -> ir.Module:
+    """A deep copy that keeps every location (they point at the user's source)."""
+    text = module.operation.get_asm(enable_debug_info=True)
+    return ir.Module.parse(text, module.context)
 
 
 def to_llvm_ir(module: ir.Module) -> str:

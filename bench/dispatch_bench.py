@@ -1,0 +1,194 @@
+"""Runtime benchmarks: per-call dispatch, cold compile, warm disk cache, import time.
+
+Peers in the same run: numba (@njit), JAX (jax.jit), a raw ctypes call of the
+same compiled function. Numbers are medians of repeated measurements; compare
+ratios, not absolute values (this machine is noisy).
+
+Run: python bench/dispatch_bench.py   (make bench installs numba and JAX)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+KERNEL_SRC = textwrap.dedent("""
+    import dsl_parser.language as pl
+    from dsl_runtime import jit
+    N = pl.dynamic("N")
+
+    @jit
+    def scale_add(x: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:
+        return pl.add(pl.mul(x, x), y)
+""")
+
+
+def per_call_us(fn: Callable[[], object], inner: int = 20000, rounds: int = 7) -> float:
+    fn()
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        samples.append((time.perf_counter() - start) / inner * 1e6)
+    return statistics.median(samples)
+
+
+def run_py(code: str, env: dict[str, str] | None = None) -> str:
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-2000:])
+    return proc.stdout.strip()
+
+
+def median_of(code: str, times: int = 5, env: dict[str, str] | None = None) -> float:
+    return statistics.median(float(run_py(code, env)) for _ in range(times))
+
+
+def dispatch_rows(workdir: Path) -> list[tuple[str, str, str]]:
+    sys.path.insert(0, str(workdir))
+    (workdir / "bench_kernel.py").write_text(KERNEL_SRC)
+    import bench_kernel
+
+    x, y, z = (np.ones(16, np.float32) for _ in range(3))
+    jf = bench_kernel.scale_add
+    jf(x, y, out=z)
+    cf = jf.compile(x, y)
+    kernel = cf.kernel
+    rows = [("dsl @jit, out= given", f"{per_call_us(lambda: jf(x, y, out=z)):.3f}", "")]
+    rows.append(("dsl prepared (CompiledFunction.kernel)", f"{per_call_us(lambda: kernel(x, y, z)):.3f}", ""))
+    rows.append(("dsl @jit, result allocated", f"{per_call_us(lambda: jf(x, y)):.3f}", ""))
+    # Raw ctypes call of the same compiled code with descriptors built once.
+    from dsl_runtime.adapters import memref_descriptor
+
+    desc = memref_descriptor(1)
+    descs = []
+    for a in (x, y, z):
+        d = desc(a.ctypes.data, a.ctypes.data, 0)
+        d.sizes[0], d.strides[0] = a.shape[0], 1
+        descs.append(d)
+    engine = cf.keepalive[-1]
+    packed = (ctypes.c_void_p * 3)(*[ctypes.addressof(ctypes.pointer(d)) for d in descs])
+    ptrs = [ctypes.pointer(d) for d in descs]
+    packed = (ctypes.c_void_p * 3)(*[ctypes.addressof(p) for p in ptrs])
+    raw = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(cf.abi.c_symbol))
+    rows.append(("raw ctypes call, prebuilt descriptors", f"{per_call_us(lambda: raw(packed)):.3f}", ""))
+    try:
+        import numba
+
+        @numba.njit(cache=False)
+        def nb(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+            for i in range(a.shape[0]):
+                out[i] = a[i] * a[i] + b[i]
+
+        rows.append(("numba @njit, out given", f"{per_call_us(lambda: nb(x, y, z)):.3f}", ""))
+    except ImportError:
+        rows.append(("numba @njit", "n/a", "numba not installed"))
+    try:
+        import jax
+
+        jfn = jax.jit(lambda a, b: a * a + b)
+        jx, jy = jax.numpy.asarray(x), jax.numpy.asarray(y)
+        rows.append(("jax.jit (device arrays)", f"{per_call_us(lambda: jfn(jx, jy).block_until_ready(), 2000):.3f}", ""))
+    except ImportError:
+        rows.append(("jax.jit", "n/a", "jax not installed"))
+    return rows
+
+
+COLD_OURS = textwrap.dedent("""
+    import sys, time; sys.path.insert(0, {wd!r})
+    import numpy as np
+    import bench_kernel
+    x = np.ones(16, np.float32)
+    t = time.perf_counter(); bench_kernel.scale_add(x, x); dt = time.perf_counter() - t
+    print(dt * 1e3)
+""")
+COLD_NUMBA = textwrap.dedent("""
+    import time, numpy as np, numba
+    x = np.ones(16, np.float32); z = np.empty_like(x)
+    @numba.njit(cache={cache})
+    def f(a, b, out):
+        for i in range(a.shape[0]):
+            out[i] = a[i] * a[i] + b[i]
+    t = time.perf_counter(); f(x, x, z); print((time.perf_counter() - t) * 1e3)
+""")
+COLD_JAX = textwrap.dedent("""
+    import time, numpy as np, jax
+    x = jax.numpy.ones(16, np.float32)
+    f = jax.jit(lambda a, b: a * a + b)
+    t = time.perf_counter(); f(x, x).block_until_ready(); print((time.perf_counter() - t) * 1e3)
+""")
+
+
+def compile_rows(workdir: Path) -> list[tuple[str, str, str]]:
+    rows = []
+    with tempfile.TemporaryDirectory() as cold_cache:
+        env = {"DSL_DISABLE_DISK_CACHE": "1", "DSL_CACHE_DIR": cold_cache}
+        code = COLD_OURS.format(wd=str(workdir))
+        cold = median_of(code, env=env)
+        phases = run_py(code.replace("print(dt * 1e3)", "print(','.join(f'{k}={v*1e3:.1f}' for k, v in bench_kernel.scale_add.timings.items()))"), env)
+        rows.append(("dsl cold compile (first call)", f"{cold:.1f}", phases))
+        warm_env = {"DSL_CACHE_DIR": cold_cache}
+        run_py(code, warm_env)  # populate
+        rows.append(("dsl first call, warm disk cache", f"{median_of(code, env=warm_env):.1f}", "fresh process"))
+    for label, src, note in (("numba cold compile", COLD_NUMBA.format(cache=False), ""),
+                             ("jax cold compile", COLD_JAX, "")):
+        try:
+            rows.append((label, f"{median_of(src, 3):.1f}", note))
+        except RuntimeError as err:
+            rows.append((label, "n/a", str(err).splitlines()[-1][:60]))
+    with tempfile.TemporaryDirectory() as nbcache:
+        try:
+            src = COLD_NUMBA.format(cache=True)
+            path = Path(nbcache) / "nbk.py"
+            path.write_text(src)
+            run_py(f"import runpy; runpy.run_path({str(path)!r})")
+            warm = median_of(f"import runpy; runpy.run_path({str(path)!r})", 3)
+            rows.append(("numba first call, warm cache (cache=True)", f"{warm:.1f}", "fresh process"))
+        except RuntimeError as err:
+            rows.append(("numba warm cache", "n/a", str(err).splitlines()[-1][:60]))
+    return rows
+
+
+def import_rows() -> list[tuple[str, str, str]]:
+    timer = "import time; t = time.perf_counter(); import {m}; print((time.perf_counter() - t) * 1e3)"
+    rows = []
+    for module in ("dsl_core", "dsl_runtime", "dsl_mlir", "numba", "jax"):
+        try:
+            rows.append((f"import {module}", f"{median_of(timer.format(m=module)):.1f}", ""))
+        except RuntimeError:
+            rows.append((f"import {module}", "n/a", "not installed"))
+    return rows
+
+
+def table(title: str, unit: str, rows: list[tuple[str, str, str]]) -> None:
+    print(f"\n{title}")
+    print(f"| {'case':<44} | {unit:>10} | note")
+    print(f"|{'-' * 46}|{'-' * 12}|------")
+    for case, value, note in rows:
+        print(f"| {case:<44} | {value:>10} | {note}")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as wd:
+        workdir = Path(wd)
+        os.environ["DSL_CACHE_DIR"] = str(workdir / "cache")
+        table("Cache-hit call, 3 float32 arrays of 16 elements", "us/call", dispatch_rows(workdir))
+        table("Compile and load (fresh processes)", "ms", compile_rows(workdir))
+    table("Import time (fresh processes)", "ms", import_rows())
+
+
+if __name__ == "__main__":
+    main()
