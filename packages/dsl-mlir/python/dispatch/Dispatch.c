@@ -428,16 +428,156 @@ static PyTypeObject PackedKernelType = {
     .tp_getset = kernel_getset,
 };
 
+/*--- Dispatcher: the @jit entry -------------------------------------------*/
+
+/* Dispatcher(impl): calls of a @jit function. When the function has a single
+ * specialization, `f(*args, out=z)` goes straight to its PackedKernel; every
+ * other call (and a TypeError of the kernel, e.g. a DLPack tensor to adapt)
+ * goes to `impl(*args, **kwargs)`. Attributes not set on the dispatcher are
+ * looked up on `impl`. */
+typedef struct {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  PyObject *impl;
+  PyObject *kernel; /* NULL until a single specialization exists */
+  PyObject *dict;
+} Dispatcher;
+
+static PyObject *str_out;
+
+static PyObject *dispatcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                       PyObject *kwnames) {
+  Dispatcher *d = (Dispatcher *)self;
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (d->kernel && kwnames && PyTuple_GET_SIZE(kwnames) == 1 && nargs < MAX_ARGS &&
+      (PyTuple_GET_ITEM(kwnames, 0) == str_out ||
+       PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), str_out) == 0)) {
+    PyObject *out = args[nargs];
+    PyObject *stack[MAX_ARGS];
+    Py_ssize_t n = nargs;
+    memcpy(stack, args, nargs * sizeof(PyObject *));
+    if (PyTuple_CheckExact(out)) {
+      Py_ssize_t k = PyTuple_GET_SIZE(out);
+      if (n + k > MAX_ARGS) goto slow;
+      for (Py_ssize_t i = 0; i < k; ++i) stack[n++] = PyTuple_GET_ITEM(out, i);
+    } else if (out != Py_None) {
+      stack[n++] = out;
+    } else {
+      goto slow;
+    }
+    PyObject *res = PyObject_Vectorcall(d->kernel, stack, n, NULL);
+    if (res) {
+      Py_DECREF(res);
+      return Py_NewRef(out);
+    }
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+    PyErr_Clear(); /* the general path adapts the arguments or explains */
+  }
+slow:
+  return PyObject_Vectorcall(d->impl, args, nargsf, kwnames);
+}
+
+static int dispatcher_init(PyObject *self, PyObject *args, PyObject *kw) {
+  Dispatcher *d = (Dispatcher *)self;
+  PyObject *impl;
+  if (!PyArg_ParseTuple(args, "O:Dispatcher", &impl)) return -1;
+  Py_XSETREF(d->impl, Py_NewRef(impl));
+  d->vectorcall = dispatcher_vectorcall;
+  return 0;
+}
+
+static PyObject *dispatcher_set_kernel(PyObject *self, PyObject *kernel) {
+  Dispatcher *d = (Dispatcher *)self;
+  Py_XSETREF(d->kernel, kernel == Py_None ? NULL : Py_NewRef(kernel));
+  Py_RETURN_NONE;
+}
+
+static PyObject *dispatcher_getattro(PyObject *self, PyObject *name) {
+  PyObject *found = PyObject_GenericGetAttr(self, name);
+  if (found || !PyErr_ExceptionMatches(PyExc_AttributeError)) return found;
+  PyErr_Clear();
+  return PyObject_GetAttr(((Dispatcher *)self)->impl, name);
+}
+
+static int dispatcher_traverse(PyObject *self, visitproc visit, void *arg) {
+  Dispatcher *d = (Dispatcher *)self;
+  Py_VISIT(d->impl);
+  Py_VISIT(d->kernel);
+  Py_VISIT(d->dict);
+  return 0;
+}
+
+static int dispatcher_clear(PyObject *self) {
+  Dispatcher *d = (Dispatcher *)self;
+  Py_CLEAR(d->impl);
+  Py_CLEAR(d->kernel);
+  Py_CLEAR(d->dict);
+  return 0;
+}
+
+static void dispatcher_dealloc(PyObject *self) {
+  PyObject_GC_UnTrack(self);
+  dispatcher_clear(self);
+  Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *dispatcher_get_impl(PyObject *self, void *unused) {
+  return Py_NewRef(((Dispatcher *)self)->impl);
+}
+
+static PyObject *dispatcher_get_kernel(PyObject *self, void *unused) {
+  Dispatcher *d = (Dispatcher *)self;
+  return Py_NewRef(d->kernel ? d->kernel : Py_None);
+}
+
+static PyGetSetDef dispatcher_getset[] = {
+    {"impl", dispatcher_get_impl, NULL, "the Python object handling general calls", NULL},
+    {"kernel", dispatcher_get_kernel, NULL, "the single specialization's kernel, or None", NULL},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMethodDef dispatcher_methods[] = {
+    {"_set_kernel", dispatcher_set_kernel, METH_O, "install (or with None, remove) the fast kernel"},
+    {NULL, NULL, 0, NULL}};
+
+static PyObject *dispatcher_descr_get(PyObject *self, PyObject *obj, PyObject *type) {
+  return Py_NewRef(self); /* behave like a plain function stored on a class: no binding */
+}
+
+static PyTypeObject DispatcherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "dsl_mlir._dispatch.Dispatcher",
+    .tp_basicsize = sizeof(Dispatcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Dispatcher(impl): the fast entry of a @jit function.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = dispatcher_init,
+    .tp_dealloc = dispatcher_dealloc,
+    .tp_traverse = dispatcher_traverse,
+    .tp_clear = dispatcher_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Dispatcher, vectorcall),
+    .tp_getattro = dispatcher_getattro,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_dictoffset = offsetof(Dispatcher, dict),
+    .tp_getset = dispatcher_getset,
+    .tp_methods = dispatcher_methods,
+    .tp_descr_get = dispatcher_descr_get,
+};
+
 static struct PyModuleDef dispatch_module = {
     PyModuleDef_HEAD_INIT, "_dispatch",
     "Fast per-call marshalling into MLIR's packed C interface.", -1, NULL,
     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__dispatch(void) {
-  if (PyType_Ready(&PackedKernelType) < 0) return NULL;
+  if (PyType_Ready(&PackedKernelType) < 0 || PyType_Ready(&DispatcherType) < 0) return NULL;
+  str_out = PyUnicode_InternFromString("out");
+  if (!str_out) return NULL;
   PyObject *m = PyModule_Create(&dispatch_module);
   if (!m) return NULL;
-  if (PyModule_AddObjectRef(m, "PackedKernel", (PyObject *)&PackedKernelType) < 0) {
+  if (PyModule_AddObjectRef(m, "PackedKernel", (PyObject *)&PackedKernelType) < 0 ||
+      PyModule_AddObjectRef(m, "Dispatcher", (PyObject *)&DispatcherType) < 0) {
     Py_DECREF(m);
     return NULL;
   }
