@@ -13,6 +13,8 @@ PURE_PACKAGES := $(filter-out packages/dsl-mlir,$(wildcard packages/dsl-*))
 MLIR_SOURCES := $(shell find packages/dsl-mlir cmake -type f \
 	-not -path '*/__pycache__/*' -not -path '*/tests/*' -not -path '*/test/*' 2>/dev/null)
 export PATH := $(abspath $(VENV))/bin:$(PATH)
+# ccache (when installed) shares hits between clones of the repository.
+export CCACHE_BASEDIR := $(CURDIR)
 
 .PHONY: help setup test test-python test-lit demo bench wheels lint clean examples
 
