@@ -101,7 +101,8 @@ def dispatch_rows(workdir: Path) -> list[tuple[str, str, str]]:
 
         jfn = jax.jit(lambda a, b: a * a + b)
         jx, jy = jax.numpy.asarray(x), jax.numpy.asarray(y)
-        rows.append(("jax.jit (device arrays)", f"{per_call_us(lambda: jfn(jx, jy).block_until_ready(), 2000):.3f}", ""))
+        jax_us = per_call_us(lambda: jfn(jx, jy).block_until_ready(), 2000)
+        rows.append(("jax.jit (device arrays)", f"{jax_us:.3f}", ""))
     except ImportError:
         rows.append(("jax.jit", "n/a", "jax not installed"))
     return rows
@@ -138,7 +139,8 @@ def compile_rows(workdir: Path) -> list[tuple[str, str, str]]:
         env = {"DSL_DISABLE_DISK_CACHE": "1", "DSL_CACHE_DIR": cold_cache}
         code = COLD_OURS.format(wd=str(workdir))
         cold = median_of(code, env=env)
-        phases = run_py(code.replace("print(dt * 1e3)", "print(','.join(f'{k}={v*1e3:.1f}' for k, v in bench_kernel.scale_add.timings.items()))"), env)
+        show = "print(','.join(f'{k}={v*1e3:.1f}' for k, v in bench_kernel.scale_add.timings.items()))"
+        phases = run_py(code.replace("print(dt * 1e3)", show), env)
         rows.append(("dsl cold compile (first call)", f"{cold:.1f}", phases))
         warm_env = {"DSL_CACHE_DIR": cold_cache}
         run_py(code, warm_env)  # populate

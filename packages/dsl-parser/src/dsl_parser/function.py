@@ -1,0 +1,115 @@
+"""What the parser returns: ``Function`` and ``Program``, wrapping a verified MLIR module."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ._mlir import Context, MLIRDiagnosticError, Module, Operation
+from .errors import ParserError
+from .types import PlType
+from .values import ValueInfo
+
+if TYPE_CHECKING:
+    from .parser.source import SourceTracker
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of the MLIR signature (after overrides)."""
+
+    name: str
+    type: PlType
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Parameters (in order, compile-time constants removed) and result types."""
+
+    params: list[Param]
+    results: list[PlType]
+
+    def __str__(self) -> str:
+        params = ", ".join(f"{p.name}: {p.type}" for p in self.params)
+        results = ", ".join(str(r) for r in self.results)
+        return f"({params}) -> ({results})"
+
+
+@dataclass(eq=False)
+class Function:
+    """A DSL function: ``module`` holds its ``func.func`` (for a program member, the
+    program's module). ``str(fn)`` is the MLIR text."""
+
+    name: str
+    module: Module
+    signature: Signature
+    constants: dict[str, object] = field(default_factory=dict)
+    info: ValueInfo = field(default_factory=ValueInfo, repr=False)
+    sources: Sequence[SourceTracker] = field(default=(), repr=False)
+    program: Program | None = field(default=None, repr=False)
+
+    @property
+    def context(self) -> Context:
+        return self.module.context
+
+    @property
+    def func_op(self) -> Operation:
+        """The ``func.func`` operation of this function."""
+        for op in self.module.body.operations:
+            if op.operation.name == "func.func" and op.sym_name.value == self.name:
+                return op
+        raise LookupError(f"no func.func @{self.name} in the module")
+
+    def as_python(self, concise: bool = False) -> str:
+        """DSL source that parses back to a structurally equal module."""
+        from .printer import print_function
+
+        return print_function(self, concise=concise)
+
+    def error_from_mlir(self, err: MLIRDiagnosticError) -> ParserError:
+        """A ParserError at the Python line of the op an MLIR diagnostic is about
+        (for failures of passes run later on this module)."""
+        from .parser.diagnostics import error_from_diagnostics
+
+        return error_from_diagnostics(err, self.sources)
+
+    def __str__(self) -> str:
+        return str(self.module)
+
+
+@dataclass(eq=False)
+class Program:
+    """A DSL program: one module, one ``func.func`` per method."""
+
+    name: str
+    module: Module
+    functions: dict[str, Function] = field(default_factory=dict)
+    info: ValueInfo = field(default_factory=ValueInfo, repr=False)
+    sources: Sequence[SourceTracker] = field(default=(), repr=False)
+
+    @property
+    def context(self) -> Context:
+        return self.module.context
+
+    def get_function(self, name: str) -> Function:
+        """The function ``name`` of the program."""
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise KeyError(f"program {self.name} has no function {name!r}; it has: "
+                           f"{', '.join(self.functions)}") from None
+
+    def as_python(self, concise: bool = False) -> str:
+        """A ``@pl.program`` class that parses back to a structurally equal module."""
+        from .printer import print_program
+
+        return print_program(self, concise=concise)
+
+    def error_from_mlir(self, err: MLIRDiagnosticError) -> ParserError:
+        from .parser.diagnostics import error_from_diagnostics
+
+        return error_from_diagnostics(err, self.sources)
+
+    def __str__(self) -> str:
+        return str(self.module)

@@ -1,0 +1,65 @@
+"""The DSL namespace: ``import dsl_parser.language as pl``.
+
+Types (``pl.Tensor``, ``pl.Scalar``, dtypes, ``pl.dynamic``), the decorators
+(``@pl.function``, ``@pl.program``), text parsing (``pl.parse``, ``pl.loads``),
+``pl.parse_function`` for the runtime, and the operations of the op table
+(``pl.add``, ``pl.matmul``, ...), plus the control-flow syntax ``pl.range``,
+``pl.unroll`` and ``pl.yield_``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..function import Function as Function
+from ..function import Param as Param
+from ..function import Program as Program
+from ..function import Signature as Signature
+from ..markers import ControlBuiltin as _ControlBuiltin
+from ..markers import OpBuiltin as _OpBuiltin
+from ..ops import OPS as _OPS
+from ..parser.entry import function as function
+from ..parser.entry import loads as loads
+from ..parser.entry import loads_program as loads_program
+from ..parser.entry import parse as parse
+from ..parser.entry import parse_class as parse_class
+from ..parser.entry import parse_function as parse_function
+from ..parser.entry import parse_program as parse_program
+from ..parser.entry import program as program
+from ..types import BF16 as BF16
+from ..types import BOOL as BOOL
+from ..types import FP16 as FP16
+from ..types import FP32 as FP32
+from ..types import FP64 as FP64
+from ..types import INDEX as INDEX
+from ..types import INT8 as INT8
+from ..types import INT16 as INT16
+from ..types import INT32 as INT32
+from ..types import INT64 as INT64
+from ..types import UINT8 as UINT8
+from ..types import UINT16 as UINT16
+from ..types import UINT32 as UINT32
+from ..types import UINT64 as UINT64
+from ..types import ConstValue as ConstValue
+from ..types import DType as DType
+from ..types import Dynamic as Dynamic
+from ..types import Scalar as Scalar
+from ..types import ScalarType as ScalarType
+from ..types import Tensor as Tensor
+from ..types import TensorType as TensorType
+from ..types import dynamic as dynamic
+from . import _dump as _dump
+
+range = _ControlBuiltin("range", "for i in pl.range(start, stop, step, init_values=(...))")
+unroll = _ControlBuiltin("unroll", "like pl.range; the loop keeps the 'unroll' kind")
+yield_ = _ControlBuiltin("yield_",
+                         "x = pl.yield_(value): the value a loop body or branch passes out")
+
+# One marker per op of the table: pl.add, pl.matmul, ... (adding an op adds its name here).
+globals().update({_name: _OpBuiltin(_name, _rule.doc) for _name, _rule in _OPS.items()})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _OPS:  # an op registered after import (dsl_parser.ops.register)
+        return _OpBuiltin(name, _OPS[name].doc)
+    raise AttributeError(f"module 'dsl_parser.language' has no operation or attribute {name!r}")

@@ -1,0 +1,36 @@
+"""The objects behind ``pl.add``, ``pl.range``, ``pl.yield_``...: markers the parser
+recognizes. Calling one outside a DSL function is an error, not a computation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DslBuiltin:
+    """A name of the ``pl`` namespace that only has a meaning inside a DSL function."""
+
+    __slots__ = ("doc", "name")
+
+    def __init__(self, name: str, doc: str = "") -> None:
+        self.name = name
+        self.doc = doc
+
+    def __call__(self, *args: object, **kwargs: object) -> Any:
+        raise RuntimeError(
+            f"pl.{self.name}(...) only has a meaning inside a @pl.function or @pl.program; "
+            "it is read by the parser, not executed")
+
+    def __repr__(self) -> str:
+        return f"pl.{self.name}"
+
+
+class OpBuiltin(DslBuiltin):
+    """A ``pl.<op>`` of the op table (``dsl_parser.ops.OPS``)."""
+
+    __slots__ = ()
+
+
+class ControlBuiltin(DslBuiltin):
+    """``pl.range``, ``pl.unroll`` and ``pl.yield_``: control-flow syntax."""
+
+    __slots__ = ()

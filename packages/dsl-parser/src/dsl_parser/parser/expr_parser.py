@@ -1,0 +1,152 @@
+"""Expressions: names, literals, attributes, subscripts and calls.
+
+An expression evaluates to a compile-time Python object (a number, a list,
+a dtype) or to a ``TypedValue``. Operators are in ``operator_parser``; calls
+of ``pl.<op>`` go to the op parser, ``self.f(...)`` to the call parser.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from types import ModuleType
+from typing import NoReturn
+
+from ..errors import (
+    InvalidOperationError,
+    ParserError,
+    ParserSyntaxError,
+    ParserTypeError,
+    UndefinedVariableError,
+    UnsupportedFeatureError,
+)
+from ..markers import ControlBuiltin, OpBuiltin
+from ..ops import OPS, unknown_op_hint
+from ..types import TensorType
+from ..values import TypedValue
+from .call_parser import CallParser, MethodRef
+from .evaluator import FOLDABLE_CALLS
+from .op_parser import OpParser
+from .operator_parser import OperatorParser
+from .state import ParserState, SelfRef
+from .syntax import UNSUPPORTED_EXPRESSIONS, compile_time_callable
+
+Visit = Callable[[ast.expr], object]
+
+
+class ExprParser:
+    """Evaluates expression nodes; recursion goes through ``visit`` (location, wrapping)."""
+
+    def __init__(self, state: ParserState, visit: Visit) -> None:
+        self.state = state
+        self.visit = visit
+        self.ops = OpParser(state)
+        self.calls = CallParser(state)
+        self.operators = OperatorParser(state, visit, self.ops)
+        self.handlers: dict[type[ast.AST], Callable[..., object]] = {
+            ast.Constant: self.constant, ast.Name: self.name, ast.Attribute: self.attribute,
+            ast.Subscript: self.subscript, ast.List: self.sequence, ast.Tuple: self.sequence,
+            ast.BinOp: self.operators.binop, ast.UnaryOp: self.operators.unaryop,
+            ast.Compare: self.operators.compare, ast.BoolOp: self.operators.boolop,
+            ast.Call: self.call,
+        }
+
+    def dispatch(self, node: ast.expr) -> object:
+        handler = self.handlers.get(type(node))
+        if handler is None:
+            what = UNSUPPORTED_EXPRESSIONS.get(type(node), type(node).__name__)
+            self.state.src.error(node, UnsupportedFeatureError,
+                                 f"{what} are not supported in DSL functions")
+        return handler(node)
+
+    def error(self, node: ast.AST, cls: type[ParserError], message: str,
+              hint: str | None = None) -> NoReturn:
+        self.state.src.error(node, cls, message, hint=hint)
+
+    # -- atoms ------------------------------------------------------------------------------
+    def constant(self, node: ast.Constant) -> object:
+        if node.value is Ellipsis or isinstance(node.value, (bytes, complex)):
+            self.error(node, UnsupportedFeatureError,
+                       f"the literal {node.value!r} is not supported")
+        return node.value
+
+    def name(self, node: ast.Name) -> object:
+        return self.state.lookup(node.id, node)
+
+    def attribute(self, node: ast.Attribute) -> object:
+        base = self.visit(node.value)
+        if isinstance(base, TypedValue):
+            return self._value_attribute(node, base)
+        if isinstance(base, SelfRef):
+            return MethodRef(base.symbols, node.attr)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            pass
+        if isinstance(base, ModuleType) and base.__name__ == "dsl_parser.language":
+            self.error(node, InvalidOperationError, f"unknown operation 'pl.{node.attr}'",
+                       hint=unknown_op_hint(node.attr))
+        self.error(node, UndefinedVariableError,
+                   f"'{ast.unparse(node.value)}' has no attribute '{node.attr}'")
+
+    def _value_attribute(self, node: ast.Attribute, value: TypedValue) -> object:
+        t = value.type
+        if isinstance(t, TensorType) and node.attr in ("shape", "dtype", "rank"):
+            return getattr(t, node.attr)
+        if node.attr == "dtype":
+            return t.dtype
+        self.error(node, ParserTypeError, f"a value of type {t} has no attribute '{node.attr}'")
+
+    def subscript(self, node: ast.Subscript) -> object:
+        base = self.visit(node.value)
+        if isinstance(base, TypedValue):
+            self.error(node, UnsupportedFeatureError, "indexing a tensor is not supported",
+                       hint="use pl.slice(x, sizes, offsets)")
+        index = self.visit(node.slice)
+        try:
+            return base[index]  # type: ignore[index]
+        except (TypeError, IndexError, KeyError, ValueError) as exc:
+            self.error(node, ParserTypeError, f"invalid subscript: {exc}")
+
+    def sequence(self, node: ast.List | ast.Tuple) -> object:
+        items = [self.visit(e) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+
+    # -- calls ----------------------------------------------------------------------------------
+    def call(self, node: ast.Call) -> object:
+        func = self.visit(node.func)
+        visit = self.visit
+        args = [visit(a) for a in node.args]  # (a Starred argument is rejected by dispatch)
+        kwargs: dict[str, object] = {}
+        kw_nodes: dict[str, ast.AST] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                self.error(keyword, UnsupportedFeatureError, "**kwargs are not supported")
+            kwargs[keyword.arg] = visit(keyword.value)
+            kw_nodes[keyword.arg] = keyword
+        if isinstance(func, OpBuiltin):
+            return self.ops.call(OPS[func.name], node, args, kwargs, node.args, kw_nodes)
+        if isinstance(func, MethodRef):
+            return self.calls.call(func, node, args, kwargs)
+        if isinstance(func, ControlBuiltin) or func is range:
+            where = "as a statement: `x = pl.yield_(...)`" \
+                if getattr(func, "name", "") == "yield_" else "as the iterator of a for loop"
+            self.error(node, ParserSyntaxError,
+                       f"{ast.unparse(node.func)}(...) is only valid {where}")
+        return self._compile_time_call(node, func, args, kwargs)
+
+    def _compile_time_call(self, node: ast.Call, func: object, args: list[object],
+                           kwargs: dict[str, object]) -> object:
+        if not (compile_time_callable(func) or func in FOLDABLE_CALLS):
+            self.error(node, UnsupportedFeatureError,
+                       f"calling '{ast.unparse(node.func)}' is not supported in a DSL function",
+                       hint="only pl operations, self.<function>(...) in a program, and "
+                            "compile-time helpers (pl.dynamic, len, min, max) can be called")
+        if any(isinstance(v, TypedValue) for v in (*args, *kwargs.values())):
+            self.error(node, ParserTypeError,
+                       f"'{ast.unparse(node.func)}' is evaluated at compile time and "
+                       "cannot take IR values")
+        try:
+            return func(*args, **kwargs)  # type: ignore[operator]
+        except (TypeError, ValueError) as exc:
+            self.error(node, ParserTypeError, f"invalid call: {exc}")

@@ -1,0 +1,179 @@
+"""Operators: ``a + b``, ``i * 64``, ``x < 10``, ``c and d``, ``-x``.
+
+On Python numbers they fold at compile time; on tensors the arithmetic
+operators become the op table's ``pl.add``/``sub``/``mul``/``div``; on scalars
+they emit ``arith`` ops (see ``dsl_parser.scalar_ops``). A literal next to a
+scalar takes that scalar's type.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import NoReturn
+
+from .._mlir import Value, arith
+from ..errors import ParserError, ParserTypeError, UnsupportedFeatureError
+from ..ops import OPS
+from ..scalar_ops import BINARY, BOOL_OPS, COMPARE, TENSOR_BINARY, compare_predicate, kind_of
+from ..types import BOOL, INDEX, DType, Dynamic, ScalarType
+from ..values import TypedValue, is_literal, literal_dtype
+from .evaluator import Evaluator, is_number
+from .op_parser import OpParser
+from .state import ParserState
+
+Visit = Callable[[ast.expr], object]
+
+
+class OperatorParser:
+    """Binary, unary, comparison and boolean operators."""
+
+    def __init__(self, state: ParserState, visit: Visit, ops: OpParser) -> None:
+        self.state = state
+        self.visit = visit
+        self.ops = ops
+
+    def error(self, node: ast.AST, cls: type[ParserError], message: str,
+              hint: str | None = None) -> NoReturn:
+        self.state.src.error(node, cls, message, hint=hint)
+
+    def binop(self, node: ast.BinOp) -> object:
+        lhs, rhs = self.visit(node.left), self.visit(node.right)
+        if is_number(lhs) and is_number(rhs):
+            return self._fold(node, lambda: Evaluator.fold_binary(node.op, lhs, rhs))
+        if any(isinstance(v, TypedValue) and v.is_tensor for v in (lhs, rhs)):
+            name = TENSOR_BINARY.get(type(node.op))
+            if name is None:
+                self.error(node, UnsupportedFeatureError,
+                           f"operator {_symbol(node)} is not supported on tensors")
+            return self.ops.call(OPS[str(name)], node, [lhs, rhs], {},
+                                 [node.left, node.right], {})
+        return self._scalar_binary(node, node.op, lhs, rhs, node.left, node.right)
+
+    def _scalar_binary(self, node: ast.AST, op: ast.operator, lhs: object, rhs: object,
+                       lnode: ast.AST, rnode: ast.AST) -> TypedValue:
+        rule = BINARY.get(type(op))
+        dtype = self._common_dtype(node, lhs, rhs, lnode, rnode)
+        op_class = rule.ops.get(kind_of(dtype)) if rule else None
+        if rule is None or op_class is None:
+            self.error(node, ParserTypeError,
+                       f"operator {_symbol(node)} is not defined for {ScalarType(dtype)}",
+                       hint="use // for integer division" if isinstance(op, ast.Div) else None)
+        lv, rv = self._operands(lhs, rhs, lnode, rnode, dtype)
+        b = self.state.builder
+        result = op_class(lv, rv, loc=b.loc, ip=b.ip).result
+        return self.state.new(result, ScalarType(dtype))
+
+    def _operands(self, lhs: object, rhs: object, lnode: ast.AST, rnode: ast.AST,
+                  dtype: DType) -> tuple[Value, Value]:
+        lv = self.state.materialize(lhs, lnode, dtype).value
+        return lv, self.state.materialize(rhs, rnode, dtype).value
+
+    def _common_dtype(self, node: ast.AST, lhs: object, rhs: object,
+                      lnode: ast.AST, rnode: ast.AST) -> DType:
+        """The dtype both scalar operands take (a literal adopts the other side's)."""
+        types = []
+        for value, where in ((lhs, lnode), (rhs, rnode)):
+            if isinstance(value, Dynamic):
+                types.append(INDEX)
+            elif isinstance(value, TypedValue):
+                types.append(value.dtype)
+            elif not is_literal(value):
+                self.error(where, ParserTypeError,
+                           f"operand of {_symbol(node)} must be a number or a scalar, "
+                           f"got {type(value).__name__} {value!r}")
+        if len(types) == 2 and types[0] != types[1]:
+            self.error(node, ParserTypeError,
+                       f"operands of {_symbol(node)} have different types: "
+                       f"{ScalarType(types[0])} and {ScalarType(types[1])}",
+                       hint="convert one side, e.g. with pl.const(value, dtype)")
+        return types[0] if types else literal_dtype(lhs)
+
+    def unaryop(self, node: ast.UnaryOp) -> object:
+        operand = self.visit(node.operand)
+        if is_number(operand):
+            return self._fold(node, lambda: Evaluator.fold_unary(node.op, operand))
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(operand, TypedValue) and operand.is_tensor:
+            self.error(node, UnsupportedFeatureError,
+                       "unary operators on tensors are not supported",
+                       hint="write pl.sub(0.0, x) or pl.mul(x, -1.0)")
+        dtype = self._common_dtype(node, operand, operand, node.operand, node.operand)
+        b = self.state.builder
+        if isinstance(node.op, ast.USub) and dtype.is_float:
+            value = self.state.materialize(operand, node.operand, dtype).value
+            return self.state.new(arith.NegFOp(value, loc=b.loc, ip=b.ip).result, ScalarType(dtype))
+        if isinstance(node.op, ast.USub):
+            return self._scalar_binary(node, ast.Sub(), 0, operand, node, node.operand)
+        if isinstance(node.op, ast.Not) and dtype == BOOL:
+            return self._scalar_binary(node, ast.BitXor(), operand, True, node.operand, node)
+        self.error(node, ParserTypeError,
+                   f"operator {_symbol(node)} is not defined for {ScalarType(dtype)}")
+
+    def compare(self, node: ast.Compare) -> object:
+        if len(node.ops) != 1:
+            self.error(node, UnsupportedFeatureError, "chained comparisons are not supported",
+                       hint="write (a < b) and (b < c)")
+        lhs, rhs = self.visit(node.left), self.visit(node.comparators[0])
+        op, rnode = node.ops[0], node.comparators[0]
+        if is_number(lhs) and is_number(rhs) and Evaluator.can_fold(op):
+            return self._fold(node, lambda: Evaluator.fold_compare(op, lhs, rhs))
+        if type(op) not in _CMP_OK:
+            self.error(node, UnsupportedFeatureError, f"operator {_symbol(node)} is not supported")
+        for value, where in ((lhs, node.left), (rhs, rnode)):
+            if isinstance(value, TypedValue) and value.is_tensor:
+                self.error(where, ParserTypeError,
+                           "comparisons take scalars; a tensor cannot be compared")
+        dtype = self._common_dtype(node, lhs, rhs, node.left, rnode)
+        lv, rv = self._operands(lhs, rhs, node.left, rnode, dtype)
+        b = self.state.builder
+        op_class = arith.CmpFOp if dtype.is_float else arith.CmpIOp
+        result = op_class(compare_predicate(op, dtype), lv, rv, loc=b.loc, ip=b.ip).result
+        return self.state.new(result, ScalarType(BOOL))
+
+    def boolop(self, node: ast.BoolOp) -> object:
+        values = [self.visit(v) for v in node.values]
+        if all(is_number(v) for v in values):
+            folded = values[0]
+            for v in values[1:]:
+                folded = (folded and v) if isinstance(node.op, ast.And) else (folded or v)
+            return folded
+        result = values[0]
+        _, _, op_class = BOOL_OPS[type(node.op)]
+        for value, where in zip(values[1:], node.values[1:], strict=False):
+            for item, item_node in ((result, node.values[0]), (value, where)):
+                if not (isinstance(item, TypedValue) and item.type == ScalarType(BOOL)) \
+                        and not isinstance(item, bool):
+                    self.error(item_node, ParserTypeError,
+                               f"'{_symbol(node)}' takes BOOL scalars (comparisons)")
+            lv, rv = self._operands(result, value, node.values[0], where, BOOL)
+            b = self.state.builder
+            result = self.state.new(op_class(lv, rv, loc=b.loc, ip=b.ip).result, ScalarType(BOOL))
+        return result
+
+    def _fold(self, node: ast.AST, compute: Callable[[], object]) -> object:
+        try:
+            return compute()
+        except (ArithmeticError, TypeError, ValueError) as exc:
+            self.error(node, ParserTypeError, f"cannot evaluate {ast.unparse(node)}: {exc}")
+
+
+_CMP_OK = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _symbol(node: ast.AST) -> str:
+    """The operator of an expression node as written ('+', '<', 'and')."""
+    op = getattr(node, "op", None)
+    if isinstance(node, ast.Compare):
+        sym = COMPARE.get(type(node.ops[0]))
+        return f"'{sym[0]}'" if sym else f"'{type(node.ops[0]).__name__}'"
+    if isinstance(op, ast.boolop):
+        return f"'{BOOL_OPS[type(op)][0]}'"
+    rule = BINARY.get(type(op)) if isinstance(op, ast.operator) else None
+    if rule is not None:
+        return f"'{rule.symbol}'"
+    names: dict[type, str] = {ast.USub: "'-'", ast.Not: "'not'", ast.Invert: "'~'",
+                              ast.Pow: "'**'"}
+    return names.get(type(op), f"'{type(op).__name__}'")
+

@@ -1,0 +1,165 @@
+"""Shared services of one function's parse, and the operations every sub-parser needs.
+
+One ``ParserState`` per function: the source tracker, the IR builder, the
+scopes, the compile-time evaluator and the type resolver, plus the values of
+the symbolic dimensions bound by the parameters. Sub-parsers receive it
+explicitly (they never hold the whole ``ASTParser``).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .._mlir import Value, tensor
+from ..errors import ParserTypeError, ScopeIsolationError, UndefinedVariableError
+from ..types import INDEX, DType, Dynamic, PlType, ScalarType, TensorType
+from ..values import TypedValue, is_literal, literal_dtype, literal_problem
+from .builder import IRBuilder
+from .evaluator import MISSING, Evaluator
+from .scopes import ScopeManager
+from .source import SourceTracker
+from .type_resolver import TypeResolver
+
+
+@dataclass
+class Callee:
+    """A function of the program being parsed, as seen by calls to it."""
+
+    name: str
+    params: list[tuple[str, PlType]]
+    results: list[PlType] | None
+
+
+class Symbols(Protocol):
+    """The functions of a program (``self.f(...)`` targets)."""
+
+    def callee(self, name: str, where: ast.AST) -> Callee: ...
+
+
+@dataclass(frozen=True)
+class SelfRef:
+    """The ``self`` of a program method; ``self.f`` is a call target."""
+
+    symbols: Symbols
+
+
+@dataclass
+class ParserState:
+    """The services of one function's parse."""
+
+    src: SourceTracker
+    builder: IRBuilder
+    scopes: ScopeManager
+    evaluator: Evaluator
+    strict: bool
+    program: Symbols | None = None
+    self_name: str | None = None
+    dims: dict[str, TypedValue] = field(default_factory=dict)
+    types: TypeResolver = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.types = TypeResolver(self.src, self.lookup,
+                                  lambda name: self.scopes.lookup(name) is not None)
+
+    # -- names -------------------------------------------------------------------------
+    def lookup(self, name: str, node: ast.AST) -> object:
+        """What ``name`` denotes here: a local, ``self``, a closure/global, or an error."""
+        binding = self.scopes.lookup(name)
+        if binding is not None:
+            return binding.value
+        if name == self.self_name and self.program is not None:
+            return SelfRef(self.program)
+        hidden = self.scopes.hidden(name)
+        if hidden is not None:
+            span, kind = hidden
+            self.src.error(
+                node, ScopeIsolationError,
+                f"'{name}' is defined inside {'an' if kind[0] in 'aeiou' else 'a'} {kind} "
+                "and is not visible here",
+                notes=[self.src.note(f"'{name}' is defined here", span)],
+                hint=f"pass it out with pl.yield_: `{name} = pl.yield_(...)` "
+                     f"at the end of the {kind}")
+        value = self.evaluator.resolve(name)
+        if value is MISSING:
+            self.src.error(node, UndefinedVariableError, f"name '{name}' is not defined",
+                           hint=self._similar(name))
+        return value
+
+    def _similar(self, name: str) -> str | None:
+        names = [n for scope in self.scopes.stack for n in scope.bindings]
+        close = difflib.get_close_matches(name, names, n=1)
+        return f"did you mean '{close[0]}'?" if close else None
+
+    # -- values ------------------------------------------------------------------------
+    def materialize(self, value: object, where: ast.AST, dtype: DType | None) -> TypedValue:
+        """An IR scalar for ``value``: a literal becomes a constant of ``dtype``."""
+        if isinstance(value, TypedValue):
+            if dtype is not None and value.type != ScalarType(dtype):
+                self.src.error(where, ParserTypeError,
+                               f"expected {ScalarType(dtype)}, got {value.type}")
+            return value
+        if isinstance(value, Dynamic):
+            return self._dim_value(value, where, dtype)
+        if not is_literal(value):
+            want = f"a {dtype!r} value" if dtype is not None else "a number or a scalar"
+            self.src.error(where, ParserTypeError, f"expected {want}, got {_describe(value)}")
+        target = dtype or literal_dtype(value)
+        problem = literal_problem(value, target)
+        if problem is not None:
+            self.src.error(where, ParserTypeError, problem)
+        builder = self.builder
+        saved = builder.enter(where)
+        try:
+            return builder.constant(value, target)  # type: ignore[arg-type]
+        finally:
+            builder.leave(saved)
+
+    def _dim_value(self, dim: Dynamic, where: ast.AST, dtype: DType | None) -> TypedValue:
+        bound = self.dims.get(dim.name or "")
+        if bound is None:
+            self.src.error(where, ParserTypeError,
+                           f"dynamic dimension {dim!r} is not the size of any parameter",
+                           hint="a pl.dynamic size gets its value from a parameter "
+                                "whose shape uses it")
+        if dtype is not None and dtype != INDEX:
+            self.src.error(where, ParserTypeError, f"dimension {dim!r} is an INDEX, not {dtype!r}")
+        return bound
+
+    def dynamic_sizes(self, t: TensorType, entries: Sequence[object], where: ast.AST,
+                      source: TypedValue | None = None) -> list[Value]:
+        """Index values for the dynamic dimensions of ``t`` (from ``entries`` or ``source``)."""
+        sizes: list[Value] = []
+        for axis, (dim, entry) in enumerate(zip(t.shape or (), entries, strict=False)):
+            if not isinstance(dim, Dynamic):
+                continue
+            if isinstance(entry, TypedValue):
+                sizes.append(entry.value)
+            elif isinstance(entry, Dynamic) and entry.name is not None:
+                sizes.append(self._dim_value(entry, where, INDEX).value)
+            elif source is not None:
+                sizes.append(self.read_dim(source, axis, where).value)
+            else:
+                self.src.error(where, ParserTypeError, f"the size of dimension {axis} is unknown")
+        return sizes
+
+    def read_dim(self, source: TypedValue, axis: int, where: ast.AST) -> TypedValue:
+        """``tensor.dim`` of ``source`` along ``axis``."""
+        index = self.materialize(axis, where, INDEX)
+        with self.builder.located(where):
+            op = tensor.DimOp(source.value, index.value, loc=self.builder.loc, ip=self.builder.ip)
+        return self.builder.typed(op.result, ScalarType(INDEX))
+
+    def new(self, value: Value, t: PlType, name: str | None = None) -> TypedValue:
+        return self.builder.typed(value, t, name)
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, TypedValue):
+        return str(value.type)
+    if isinstance(value, TensorType | ScalarType):
+        return f"the type {value}"
+    return f"{type(value).__name__} {value!r}"

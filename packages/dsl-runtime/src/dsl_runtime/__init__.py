@@ -1,0 +1,40 @@
+"""dsl-runtime: ``@jit`` on the CPU for the dsl toolkit.
+
+.. code-block:: python
+
+    import numpy as np
+    import dsl_parser.language as pl
+    from dsl_runtime import jit
+
+    N = pl.dynamic("N")
+
+    @jit
+    def scale_add(x: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:
+        return pl.add(pl.mul(x, x), y)
+
+    z = scale_add(np.ones(1000, np.float32), np.arange(1000, dtype=np.float32))
+
+Importing this package is cheap: dsl-parser and dsl-mlir are imported at the
+first compile.
+"""
+
+from __future__ import annotations
+
+from ._compat import check_siblings as _check_siblings
+from ._version import __version__ as __version__
+
+_check_siblings()
+
+from . import adapters as _adapters  # noqa: E402
+from .abi import KernelABI as KernelABI  # noqa: E402
+from .compiled import CompiledFunction as CompiledFunction  # noqa: E402
+from .errors import CompileError as CompileError  # noqa: E402
+from .jit import JitFunction as JitFunction  # noqa: E402
+from .jit import compile as compile  # noqa: E402
+from .jit import jit as jit  # noqa: E402
+from .options import CompileOptions as CompileOptions  # noqa: E402
+
+_adapters.register()
+
+__all__ = ["CompileError", "CompileOptions", "CompiledFunction", "JitFunction", "KernelABI",
+           "__version__", "compile", "jit"]

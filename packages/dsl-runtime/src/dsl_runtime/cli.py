@@ -1,0 +1,229 @@
+"""The ``dsl`` command: compile, run, cache, doctor."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import cache, keys
+from ._compat import check_siblings
+from ._version import __version__
+
+_DTYPES = {"f16": "float16", "bf16": "uint16", "f32": "float32", "f64": "float64", "i8": "int8",
+           "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16",
+           "u32": "uint32", "u64": "uint64", "bool": "bool", "index": "int64"}
+
+
+class UsageError(Exception):
+    """Bad command-line input (exit code 2)."""
+
+
+def load_target(spec: str) -> Any:
+    """``FILE::FUNC`` -> a JitFunction."""
+    from .jit import JitFunction, implementation
+
+    if "::" not in spec:
+        raise UsageError(f"expected FILE::FUNC, got {spec!r}")
+    file, func = spec.rsplit("::", 1)
+    path = Path(file)
+    if not path.is_file():
+        raise UsageError(f"no such file: {file}")
+    mod_spec = importlib.util.spec_from_file_location(f"_dsl_cli_{path.stem}", path)
+    assert mod_spec is not None and mod_spec.loader is not None
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules[mod_spec.name] = module
+    mod_spec.loader.exec_module(module)
+    target = getattr(module, func, None)
+    if target is None:
+        raise UsageError(f"{file} defines no {func!r}")
+    return implementation(target) or JitFunction(target)
+
+
+def parse_arg_type(text: str) -> Any:
+    """``f32[8,16]`` -> zero array, ``i64`` / ``f32`` -> zero scalar, ``=3`` -> the constant 3."""
+    text = text.strip()
+    if text.startswith("="):
+        literal = text[1:]
+        for convert in (int, float):
+            try:
+                return convert(literal)
+            except ValueError:
+                pass
+        if literal in ("True", "False"):
+            return literal == "True"
+        raise UsageError(f"bad constant {text!r}")
+    m = re.fullmatch(r"(\w+)(?:\[([\d,\s]*)\])?", text)
+    if not m or m.group(1) not in _DTYPES:
+        raise UsageError(f"bad argument type {text!r}; expected e.g. f32[1024,64], i64 or =3")
+    dtype = np.dtype(_DTYPES[m.group(1)])
+    if m.group(2) is None:
+        return dtype.type(0).item()
+    shape = [int(s) for s in m.group(2).split(",") if s.strip()]
+    rng = np.random.default_rng(0)
+    return rng.standard_normal(shape).astype(dtype) if dtype.kind == "f" else np.zeros(shape, dtype)
+
+
+def _split_types(text: str | None) -> list[str]:
+    return re.findall(r"[^,\[]+(?:\[[^\]]*\])?", text or "")
+
+
+def example_args(jf: Any, arg_types: str | None) -> list[Any]:
+    given = [parse_arg_type(t) for t in _split_types(arg_types) if t.strip()]
+    if given and len(given) != len(jf.specs):
+        raise UsageError(f"{jf.name} takes {len(jf.specs)} arguments, --arg-types gave {len(given)}")
+    if not given:
+        if any(s.specializes for s in jf.specs):
+            raise UsageError(f"{jf.name} has specialized parameters: give --arg-types")
+        given = [None] * len(jf.specs)
+    return given
+
+
+def _print_timings(timings: dict[str, float]) -> None:
+    for phase, seconds in timings.items():
+        print(f"{phase:>8}: {seconds * 1e3:8.2f} ms", file=sys.stderr)
+
+
+def cmd_compile(ns: argparse.Namespace) -> int:
+    jf = load_target(ns.target)
+    compiled = jf.specialization(example_args(jf, ns.arg_types))
+    if ns.emit == "abi":
+        print(compiled.abi.model_dump_json(indent=2))
+    else:
+        print(compiled.mlir(ns.emit))
+    if ns.timings:
+        _print_timings(jf.timings or compiled.timings)
+    return 0
+
+
+def cmd_run(ns: argparse.Namespace) -> int:
+    jf = load_target(ns.target)
+    args = example_args(jf, ns.arg_types)
+    if any(a is None for a in args):
+        args = [_from_annotation(s) for s in jf.specs]
+    compiled = jf.specialization(args)
+    runtime = [a for s, a in zip(jf.specs, args) if s.kind != "constexpr"]
+    result = compiled(*runtime)
+    start = time.perf_counter()
+    for _ in range(ns.repeat):
+        compiled(*runtime)
+    per_call = (time.perf_counter() - start) / max(ns.repeat, 1)
+    for i, r in enumerate(result if isinstance(result, tuple) else (result,)):
+        flat = np.asarray(r).ravel()
+        print(f"result {i}: shape={tuple(np.shape(r))} dtype={np.asarray(r).dtype} "
+              f"sum={float(flat.sum(dtype=np.float64)):.6g} head={flat[:4].tolist()}")
+    print(f"{per_call * 1e6:.2f} us per call ({ns.repeat} calls)")
+    if ns.timings:
+        _print_timings(jf.timings or compiled.timings)
+    return 0
+
+
+def _from_annotation(spec: Any) -> Any:
+    ann = spec.annotation
+    if spec.kind == "tensor":
+        if ann.shape is None or not all(isinstance(d, int) for d in ann.shape):
+            raise UsageError(f"parameter '{spec.name}' has no static shape: give --arg-types")
+        dtype = np.dtype("uint16" if ann.dtype.numpy_name == "bfloat16" else ann.dtype.numpy_name)
+        return np.random.default_rng(0).standard_normal(ann.shape).astype(dtype)
+    if spec.kind == "scalar":
+        return 1.0 if ann.dtype.is_float else 1
+    raise UsageError(f"parameter '{spec.name}' is a Constexpr: give --arg-types")
+
+
+def cmd_cache(ns: argparse.Namespace) -> int:
+    if ns.action == "ls":
+        for e in cache.entries():
+            print(f"{e.key[:16]}  {e.function:<24} {e.size / 1024:8.1f} KiB  "
+                  f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(e.created))}")
+    elif ns.action == "clear":
+        print(f"removed {cache.clear()} entries from {cache.root()}")
+    else:
+        entries = cache.entries()
+        total = sum(e.size for e in entries)
+        print(f"cache dir: {cache.root()}\nenabled:   {cache.enabled()}\nentries:   {len(entries)}\n"
+              f"size:      {total / 1024:.1f} KiB")
+    return 0
+
+
+def cmd_doctor(ns: argparse.Namespace) -> int:
+    ok = True
+    print(f"dsl-runtime {__version__} (python {sys.version.split()[0]}, numpy {np.__version__})")
+    try:
+        for dist, version in check_siblings().items():
+            print(f"  {dist:<11} {version}  ok")
+    except ImportError as err:
+        ok = False
+        print(f"  incompatible: {err}")
+    try:
+        import dsl_mlir
+        from dsl_mlir._tools import dsl_opt_path
+
+        print(f"toolchain: MLIR {dsl_mlir.MLIR_VERSION}, pipelines {', '.join(dsl_mlir.pipeline_names())}")
+        print(f"  dsl-opt: {dsl_opt_path()}")
+    except ImportError as err:
+        ok = False
+        print(f"toolchain: dsl_mlir failed to import: {err}")
+    root = cache.root()
+    writable = _writable(root)
+    print(f"cache: {root} ({'enabled' if cache.enabled() else 'disabled'}, "
+          f"{'writable' if writable else 'NOT writable'})")
+    print(f"host target: {keys.host_target()}")
+    return 0 if ok and writable else 1
+
+
+def _writable(path: Path) -> bool:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".probe"
+        probe.write_text("")
+        probe.unlink()
+        return True
+    except OSError:
+        return False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dsl", description="The dsl toolkit's command line.")
+    p.add_argument("--version", action="version", version=f"dsl-runtime {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("compile", help="compile FILE::FUNC and print its IR")
+    c.add_argument("target", help="FILE::FUNC")
+    c.add_argument("--emit", choices=["dsl", "lowered", "llvm", "abi"], default="dsl")
+    c.add_argument("--arg-types", help="e.g. 'f32[1024],f32[1024],=4' (needed for specialized params)")
+    c.add_argument("--timings", action="store_true", help="print compile phase timings to stderr")
+    c.set_defaults(func=cmd_compile)
+    r = sub.add_parser("run", help="compile FILE::FUNC and run it on generated inputs")
+    r.add_argument("target")
+    r.add_argument("--arg-types")
+    r.add_argument("--repeat", type=int, default=10)
+    r.add_argument("--timings", action="store_true")
+    r.set_defaults(func=cmd_run)
+    k = sub.add_parser("cache", help="inspect or clear the disk cache")
+    k.add_argument("action", choices=["ls", "clear", "stats"])
+    k.set_defaults(func=cmd_cache)
+    d = sub.add_parser("doctor", help="check versions, toolchain and cache")
+    d.set_defaults(func=cmd_doctor)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ns = build_parser().parse_args(argv)
+    try:
+        return int(ns.func(ns))
+    except UsageError as err:
+        print(f"dsl: error: {err}", file=sys.stderr)
+        return 2
+    except Exception as err:  # compile errors, bad arguments: one clear message, no traceback
+        print(f"dsl: {type(err).__name__}: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

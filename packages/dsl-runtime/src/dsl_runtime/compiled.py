@@ -1,0 +1,123 @@
+"""A compiled specialization: its ABI, its IR at each stage, and the call path."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .abi import KernelABI, Param
+
+STAGES = ("dsl", "lowered", "llvm")
+
+
+@dataclass
+class Artifacts:
+    """IR text of each stage (LLVM IR is produced on demand)."""
+
+    dsl: str
+    lowered: str
+    llvm: str | None = None
+
+
+def _numpy_dtype(name: str) -> np.dtype[Any]:
+    return np.dtype("uint16" if name == "bfloat16" else name)
+
+
+def _result_allocator(abi: KernelABI) -> Any:
+    """A function (inputs) -> list of freshly allocated result arrays."""
+    where: dict[str, tuple[int, int]] = {}
+    for i, p in enumerate(abi.inputs):
+        for d, dim in enumerate(p.shape or ()):
+            if isinstance(dim, str):
+                where.setdefault(dim, (i, d))
+    plans = []
+    for r in abi.results:
+        assert r.shape is not None and r.dtype is not None
+        dims: list[tuple[str, Any]] = []
+        for d, dim in enumerate(r.shape):
+            if isinstance(dim, int):
+                dims.append(("static", dim))
+            elif isinstance(dim, str) and dim in where:
+                dims.append(("bound", where[dim]))
+            else:
+                dims.append(("unknown", d))
+        plans.append((r.name, _numpy_dtype(r.dtype), dims))
+
+    def allocate(args: Sequence[Any]) -> list[np.ndarray]:
+        out = []
+        for name, dtype, dims in plans:
+            shape = []
+            for how, what in dims:
+                if how == "static":
+                    shape.append(what)
+                elif how == "bound":
+                    shape.append(np.shape(args[what[0]])[what[1]])
+                else:
+                    raise ValueError(
+                        f"{abi.function}: the size of dimension {what} of result '{name}' is not "
+                        f"known from the inputs; pass out= with a preallocated array")
+            out.append(np.empty(shape, dtype))
+        return out
+
+    return allocate
+
+
+@dataclass
+class CompiledFunction:
+    """One compiled specialization of a function, ready to call.
+
+    ``cf(*args)`` allocates the results; ``cf(*args, out=z)`` writes into ``z``
+    (a tuple for several results). ``cf.kernel(*args, *outs)`` is the leanest
+    call (no allocation, positional only). ``cf.abi`` describes the ABI,
+    ``cf.mlir(stage)`` returns the IR of ``dsl``, ``lowered`` or ``llvm``.
+    """
+
+    name: str
+    abi: KernelABI
+    kernel: Any  # dsl_mlir._dispatch.PackedKernel
+    artifacts: Artifacts
+    timings: dict[str, float] = field(default_factory=dict)
+    keepalive: tuple[Any, ...] = ()
+    source: str = "compiled"  # or "disk-cache"
+
+    def __post_init__(self) -> None:
+        self._allocate = _result_allocator(self.abi)
+        self._nresults = len(self.abi.results)
+        self._lock = threading.Lock()
+
+    def __call__(self, *args: Any, out: Any = None) -> Any:
+        if out is None:
+            outs = self._allocate(args)
+            self.kernel(*args, *outs)
+            return outs[0] if self._nresults == 1 else tuple(outs)
+        if type(out) is tuple:
+            self.kernel(*args, *out)
+        else:
+            self.kernel(*args, out)
+        return out
+
+    @property
+    def results(self) -> tuple[Param, ...]:
+        return self.abi.results
+
+    def mlir(self, stage: str = "dsl") -> str:
+        """IR text at ``stage``: ``dsl`` (as parsed), ``lowered`` (LLVM dialect) or ``llvm`` (LLVM IR)."""
+        if stage not in STAGES:
+            raise ValueError(f"mlir(stage): stage must be one of {', '.join(STAGES)}, got {stage!r}")
+        if stage == "llvm" and self.artifacts.llvm is None:
+            with self._lock:
+                self.artifacts.llvm = _translate(self.artifacts.lowered)
+        text = getattr(self.artifacts, stage)
+        assert text is not None
+        return str(text)
+
+
+def _translate(lowered: str) -> str:
+    import dsl_mlir
+
+    with dsl_mlir.context() as ctx:
+        return dsl_mlir.to_llvm_ir(dsl_mlir.parse_module(lowered, ctx))

@@ -1,0 +1,126 @@
+"""Front end -> lowering -> JIT: one specialization of a function, with phase timings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from . import knobs
+from .abi import KernelABI, Param, memref_slot, packed_plan, scalar_slot
+from .compiled import Artifacts, CompiledFunction
+from .errors import CompileError, from_mlir
+from .options import CompileOptions
+from .params import ParamSpec
+
+
+def _dtype_name(dtype: Any) -> str:
+    return "index" if dtype.name == "INDEX" else str(dtype.numpy_name)
+
+
+def _shape(shape: tuple[Any, ...]) -> tuple[int | str | None, ...]:
+    return tuple(d if isinstance(d, int) else d.name for d in shape)
+
+
+def _param(name: str, role: Literal["input", "output"], t: Any, ctx: Any) -> Param:
+    dtype = _dtype_name(t.dtype)
+    mlir = str(t.to_mlir(ctx))
+    if getattr(t, "shape", None) is not None:
+        return Param(name=name, role=role, kind="tensor", dtype=dtype, shape=_shape(t.shape),
+                     mlir_type=mlir, slots=(memref_slot(dtype, len(t.shape)),))
+    if role == "output":
+        raise CompileError(f"result '{name}' is a scalar; return a tensor (scalar results are "
+                           "not supported by the runtime's calling convention)")
+    return Param(name=name, role=role, kind="scalar", dtype=dtype, mlir_type=mlir,
+                 slots=(scalar_slot(dtype),))
+
+
+def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Any,
+              constexprs: Mapping[str, Any], ctx: Any) -> KernelABI:
+    """The KernelABI of a parsed function (``signature`` from dsl-parser)."""
+    parsed = {p.name: p.type for p in signature.params}
+    params = []
+    for spec in specs:
+        if spec.kind == "constexpr":
+            params.append(Param(name=spec.name, role="constexpr", kind="constexpr",
+                                value=repr(constexprs[spec.name])))
+        else:
+            params.append(_param(spec.name, "input", parsed[spec.name], ctx))
+    results = tuple(_param(f"result{i}" if len(signature.results) > 1 else "result", "output",
+                           t, ctx) for i, t in enumerate(signature.results))
+    symbols: list[str] = []
+    for p in (*params, *results):
+        for d in p.shape or ():
+            if isinstance(d, str) and d not in symbols:
+                symbols.append(d)
+    return KernelABI(function=name, packed_symbol=f"_mlir__mlir_ciface_{name}",
+                     c_symbol=f"_mlir_ciface_{name}", params=tuple(params), results=results,
+                     symbols=tuple(symbols))
+
+
+def parse(fn: Any, overrides: Mapping[str, Any], options: CompileOptions, ctx: Any) -> Any:
+    """Run dsl-parser over a Python function (ParserError propagates: it points at the user)."""
+    import dsl_parser.language as pl
+
+    return pl.parse_function(fn, overrides=dict(overrides), strict_ssa=options.strict_ssa,
+                             context=ctx)
+
+
+def lower_and_jit(name: str, module: Any, options: CompileOptions,
+                  timings: dict[str, float]) -> tuple[Any, Any]:
+    """(lowered module, ExecutionEngine)."""
+    import dsl_mlir
+
+    settings = knobs.read()
+    dump = settings.dump_dir / name if settings.dump_dir else None
+    t = time.perf_counter()
+    try:
+        lowered = dsl_mlir.lower(module, options.pipeline, options.pipeline_options, dump_dir=dump)
+    except dsl_mlir.MLIRDiagnosticError as err:
+        raise from_mlir(f"lowering {name} failed", err) from None
+    timings["lower"] = time.perf_counter() - t
+    t = time.perf_counter()
+    try:
+        engine = dsl_mlir.jit(lowered, opt_level=options.opt_level)
+    except dsl_mlir.MLIRDiagnosticError as err:
+        raise from_mlir(f"JIT compilation of {name} failed", err) from None
+    timings["jit"] = time.perf_counter() - t
+    return lowered, engine
+
+
+def make_kernel(abi: KernelABI, engine: Any) -> Any:
+    from dsl_mlir._dispatch import PackedKernel
+
+    address = engine.raw_lookup(abi.c_symbol)
+    if not address:
+        raise CompileError(f"compiled module has no entry {abi.packed_symbol}")
+    slots, symbols = packed_plan(abi)
+    return PackedKernel(address, slots, symbols, abi.function)
+
+
+def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mapping[str, Any],
+                   options: CompileOptions, timings: dict[str, float], ctx: Any) -> CompiledFunction:
+    """Lower, JIT and wrap an already parsed function."""
+    name = parsed.name
+    abi = build_abi(name, specs, parsed.signature, constexprs, ctx)
+    dsl_text = str(parsed.module)
+    lowered, engine = lower_and_jit(name, parsed.module, options, timings)
+    kernel = make_kernel(abi, engine)
+    return CompiledFunction(name, abi, kernel, Artifacts(dsl=dsl_text, lowered=str(lowered)),
+                            timings, keepalive=(ctx, lowered, engine))
+
+
+def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
+                 options: CompileOptions) -> CompiledFunction:
+    """Rebuild a CompiledFunction from cached lowered IR (no parsing or lowering)."""
+    import dsl_mlir
+
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    ctx = dsl_mlir.context()
+    module = dsl_mlir.parse_module(lowered_text, ctx)
+    engine = dsl_mlir.jit(module, opt_level=options.opt_level)
+    kernel = make_kernel(abi, engine)
+    timings["load"] = time.perf_counter() - t
+    return CompiledFunction(abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text),
+                            timings, keepalive=(ctx, module, engine), source="disk-cache")

@@ -1,0 +1,231 @@
+"""``@jit``: bind arguments, find or build the specialization, call it natively."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from . import cache, keys
+from .compiled import CompiledFunction
+from .compiler import compile_parsed, load_lowered, parse
+from .errors import CompileError
+from .options import CompileOptions
+from .params import ParamSpec, constexpr_value, read_params
+
+
+def _pl() -> Any:
+    import dsl_parser.language as pl
+
+    return pl
+
+
+class JitFunction:
+    """A Python DSL function compiled on first call per specialization.
+
+    Parameters annotated with shaped tensors (static or ``pl.dynamic`` sizes)
+    and scalars compile once; unshaped ``pl.Tensor[dtype]`` parameters are
+    specialized on the argument's shape and ``dc.Constexpr[T]`` parameters on
+    their value. ``f(*args)`` allocates results, ``f(*args, out=z)`` writes
+    into ``z``.
+    """
+
+    def __init__(self, fn: Any, options: CompileOptions | None = None) -> None:
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self.options = options or CompileOptions()
+        self.specs: tuple[ParamSpec, ...] = read_params(fn)
+        self._specializing = any(s.specializes for s in self.specs)
+        self._cache: dict[tuple[Any, ...], CompiledFunction] = {}
+        self._lock = threading.RLock()
+        self._single: CompiledFunction | None = None  # the only specialization, when there is one
+        self._identity: str | bool | None = False  # False: not computed yet
+        self._on_single: Any = None  # installs the single kernel into the C dispatcher
+        self.timings: dict[str, float] = {}
+
+    @property
+    def name(self) -> str:
+        return str(self._fn.__name__)
+
+    # -- the call path -------------------------------------------------------
+    def __call__(self, *args: Any, out: Any = None, **kwargs: Any) -> Any:
+        single = self._single
+        if single is not None and not kwargs:
+            try:
+                return single(*args, out=out)
+            except TypeError:
+                pass  # e.g. a DLPack tensor or a wrong arity: the general path adapts or explains
+        return self._call(args, kwargs, out)
+
+    def _call(self, args: tuple[Any, ...], kwargs: Mapping[str, Any], out: Any) -> Any:
+        bound = self._bind(args, kwargs)
+        compiled = self.specialization(bound)
+        runtime = [_as_buffer(v) for s, v in zip(self.specs, bound) if s.kind != "constexpr"]
+        if out is not None:
+            out = tuple(_as_buffer(o) for o in out) if type(out) is tuple else _as_buffer(out)
+        return compiled(*runtime, out=out)
+
+    def _bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> list[Any]:
+        names = [s.name for s in self.specs]
+        if len(args) > len(names):
+            raise TypeError(f"{self.name}() takes {len(names)} arguments but {len(args)} were given")
+        values: list[Any] = list(args) + [_MISSING] * (len(names) - len(args))
+        for key, value in kwargs.items():
+            if key not in names:
+                raise TypeError(f"{self.name}() got an unexpected argument '{key}'")
+            i = names.index(key)
+            if values[i] is not _MISSING:
+                raise TypeError(f"{self.name}() got multiple values for argument '{key}'")
+            values[i] = value
+        missing = [n for n, v in zip(names, values) if v is _MISSING]
+        if missing:
+            raise TypeError(f"{self.name}() missing argument(s): {', '.join(repr(m) for m in missing)}")
+        return values
+
+    # -- specialization --------------------------------------------------------
+    def _spec_key(self, bound: list[Any]) -> tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]:
+        key: list[Any] = []
+        overrides: dict[str, Any] = {}
+        constexprs: dict[str, Any] = {}
+        for spec, value in zip(self.specs, bound):
+            if spec.kind == "constexpr":
+                v = constexpr_value(spec, value, f"{self.name}()")
+                constexprs[spec.name] = v
+                overrides[spec.name] = _pl().ConstValue(v)
+                key.append((spec.name, type(v).__name__, repr(v)))
+            elif spec.kind == "tensor" and spec.annotation.shape is None:
+                shape = _shape_of(value, spec, self.name)
+                overrides[spec.name] = _pl().Tensor[list(shape), spec.annotation.dtype]
+                key.append((spec.name, shape))
+        return tuple(key), overrides, constexprs
+
+    def specialization(self, bound: list[Any]) -> CompiledFunction:
+        """The compiled specialization for fully bound arguments (compiling it if needed)."""
+        key, overrides, constexprs = self._spec_key(bound) if self._specializing else ((), {}, {})
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        with self._lock:
+            found = self._cache.get(key)
+            if found is None:
+                found = self._build(key, overrides, constexprs)
+                self._cache[key] = found
+                if not self._specializing:
+                    self._single = found
+                    if self._on_single is not None:
+                        self._on_single(found.kernel)
+        return found
+
+    def _disk_key(self, key: tuple[Any, ...]) -> str | None:
+        if self._identity is False:
+            self._identity = keys.function_identity(self._fn)
+        if self._identity is None or not cache.enabled():
+            return None
+        return keys.digest(self._identity, key, self.options.key())
+
+    def _build(self, key: tuple[Any, ...], overrides: dict[str, Any],
+               constexprs: dict[str, Any]) -> CompiledFunction:
+        start = time.perf_counter()
+        disk_key = self._disk_key(key)
+        if disk_key is not None:
+            hit = cache.load(disk_key)
+            if hit is not None:
+                try:
+                    compiled = load_lowered(*hit, self.options)
+                except Exception as err:  # verified but unloadable: recompile
+                    cache.discard(disk_key, f"load failed: {err}")
+                else:
+                    self.timings = {**compiled.timings, "total": time.perf_counter() - start}
+                    return compiled
+        import dsl_mlir
+
+        timings: dict[str, float] = {}
+        ctx = dsl_mlir.context()
+        t = time.perf_counter()
+        parsed = parse(self._fn, overrides, self.options, ctx)
+        timings["parse"] = time.perf_counter() - t
+        compiled = compile_parsed(parsed, self.specs, constexprs, self.options, timings, ctx)
+        timings["total"] = time.perf_counter() - start
+        self.timings = timings
+        if disk_key is not None:
+            cache.store(disk_key, compiled.abi, compiled.artifacts.dsl, compiled.artifacts.lowered,
+                        {"versions": dict(keys.component_versions())})
+        return compiled
+
+    def compile(self, *args: Any, **kwargs: Any) -> CompiledFunction:
+        """The CompiledFunction for these (example) arguments."""
+        return self.specialization(self._bind(args, kwargs))
+
+    def cache_info(self) -> dict[str, int]:
+        return {"specializations": len(self._cache)}
+
+
+_MISSING: Any = object()
+
+
+def _shape_of(value: Any, spec: ParamSpec, name: str) -> tuple[int, ...]:
+    array = _as_buffer(value)
+    shape = getattr(array, "shape", None)
+    dtype = getattr(array, "dtype", None)
+    if shape is None or dtype is None:
+        raise TypeError(f"{name}(): argument '{spec.name}' expects a {spec.annotation.dtype.numpy_name} "
+                        f"array, got {type(value).__name__}")
+    want = spec.annotation.dtype.numpy_name
+    got = "bfloat16" if want == "bfloat16" and str(dtype) == "uint16" else str(dtype)
+    if got != want:
+        raise TypeError(f"{name}(): argument '{spec.name}' expects element type {want}, got {dtype}")
+    return tuple(int(d) for d in shape)
+
+
+def _as_buffer(value: Any) -> Any:
+    """numpy arrays and numbers pass through; CPU DLPack tensors become ndarray views."""
+    if hasattr(value, "__dlpack__") and not hasattr(value, "__array_interface__"):
+        import numpy as np
+
+        try:
+            return np.from_dlpack(value)
+        except (BufferError, RuntimeError, TypeError) as err:
+            raise TypeError(f"cannot view {type(value).__name__} through DLPack on the CPU: {err}") from None
+    return value
+
+
+def implementation(obj: Any) -> JitFunction | None:
+    """The JitFunction behind a @jit object (or the object itself), else None."""
+    impl = getattr(obj, "impl", obj) if type(obj).__name__ == "Dispatcher" else obj
+    return impl if isinstance(impl, JitFunction) else None
+
+
+def jit(fn: Any = None, *, options: CompileOptions | None = None, **option_fields: Any) -> Any:
+    """Decorator: ``@jit`` or ``@jit(opt_level=2, pipeline_options={...})``.
+
+    Returns a ``dsl_mlir._dispatch.Dispatcher``: a C callable that sends
+    ``f(*args, out=...)`` straight to the compiled kernel once there is a single
+    specialization, and everything else to the JitFunction (whose attributes,
+    ``compile``, ``timings``, ``cache_info``..., it exposes).
+    """
+    if option_fields:
+        options = (options or CompileOptions()).model_copy(update=option_fields)
+
+    def wrap(f: Any) -> Any:
+        if implementation(f) is not None:
+            return f
+        from dsl_mlir._dispatch import Dispatcher
+
+        impl = JitFunction(f, options)
+        dispatcher = Dispatcher(impl)
+        functools.update_wrapper(dispatcher, f)
+        impl._on_single = dispatcher._set_kernel
+        return dispatcher
+
+    return wrap if fn is None else wrap(fn)
+
+
+def compile(fn: Any, *example_args: Any, **kwargs: Any) -> CompiledFunction:
+    """Compile ``fn`` (a function or @jit object) for example arguments; returns the prepared call."""
+    jf = implementation(fn) or JitFunction(fn)
+    return jf.compile(*example_args, **kwargs)
+
+
+__all__ = ["CompileError", "JitFunction", "compile", "jit"]

@@ -1,0 +1,86 @@
+"""Cache keys: stable across processes, covering source, specialization, options and versions."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import platform
+from functools import cache
+from importlib import metadata
+from typing import Any
+
+from ._version import __version__
+
+_COMPONENTS = ("dsl-core", "dsl-mlir", "dsl-parser")
+_CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
+
+
+@cache
+def component_versions() -> tuple[tuple[str, str], ...]:
+    """Versions of every layer (a change in any invalidates cached code)."""
+    found = [("dsl-runtime", __version__)]
+    for dist in _COMPONENTS:
+        try:
+            found.append((dist, metadata.version(dist)))
+        except metadata.PackageNotFoundError:
+            found.append((dist, "missing"))
+    return tuple(found)
+
+
+@cache
+def host_target() -> str:
+    """The JIT targets the host CPU: its model and feature flags are part of the key."""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith(("model name", "flags")):
+                    flags += line
+                if line.startswith("flags"):
+                    break
+    except OSError:
+        pass
+    return f"{platform.machine()}:{hashlib.sha256(flags.encode()).hexdigest()[:16]}"
+
+
+def _constant(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_constant(v) for v in value)
+    return isinstance(value, _CONSTANT_TYPES)
+
+
+def referenced_constants(fn: Any) -> list[tuple[str, str]]:
+    """Module-level and closure constants the function's code names (they may shape the code)."""
+    code = fn.__code__
+    found = []
+    for name in sorted(set(code.co_names)):
+        value = fn.__globals__.get(name)
+        if name in fn.__globals__ and _constant(value):
+            found.append((name, repr(value)))
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if _constant(value):
+            found.append((name, repr(value)))
+    return found
+
+
+def function_identity(fn: Any) -> str | None:
+    """Source-level identity of a Python function, or None when its source is unavailable."""
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return None
+    parts = [getattr(fn, "__module__", ""), fn.__qualname__, source,
+             repr(referenced_constants(fn))]
+    return "\n".join(parts)
+
+
+def digest(*parts: object) -> str:
+    h = hashlib.sha256()
+    for part in (*parts, component_versions(), host_target()):
+        h.update(repr(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()

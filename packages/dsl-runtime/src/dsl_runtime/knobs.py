@@ -1,0 +1,46 @@
+"""Every environment variable dsl-runtime reads, in one place.
+
+| variable | default | meaning |
+|---|---|---|
+| ``DSL_CACHE_DIR`` | ``$XDG_CACHE_HOME/dsl`` or ``~/.cache/dsl`` | disk cache folder |
+| ``DSL_DISABLE_DISK_CACHE`` | unset | ``1`` turns the disk cache off |
+| ``DSL_OPT_LEVEL`` | ``3`` | LLVM optimization level of the JIT (part of the cache key) |
+| ``DSL_DUMP_DIR`` | unset | write the IR after every pass of each compile under this folder |
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Knobs:
+    cache_dir: Path
+    disk_cache: bool
+    opt_level: int
+    dump_dir: Path | None
+
+
+def _default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "dsl"
+
+
+def read() -> Knobs:
+    """The current settings (read at each call, so tests and users may change them)."""
+    level = os.environ.get("DSL_OPT_LEVEL", "3")
+    if level not in ("0", "1", "2", "3"):
+        raise ValueError(f"DSL_OPT_LEVEL must be 0, 1, 2 or 3, got {level!r}")
+    dump = os.environ.get("DSL_DUMP_DIR")
+    return Knobs(
+        cache_dir=Path(os.environ.get("DSL_CACHE_DIR") or _default_cache_dir()),
+        disk_cache=not _flag("DSL_DISABLE_DISK_CACHE"),
+        opt_level=int(level),
+        dump_dir=Path(dump) if dump else None,
+    )

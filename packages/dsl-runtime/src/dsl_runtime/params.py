@@ -1,0 +1,67 @@
+"""What each parameter of a @jit function is, read from its annotations."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import dsl_core as dc
+
+Kind = Literal["tensor", "scalar", "constexpr"]
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter: its kind and annotation (a pl type or ``dc.Constexpr[T]``)."""
+
+    name: str
+    kind: Kind
+    annotation: Any
+
+    @property
+    def specializes(self) -> bool:
+        """Whether the argument's value/shape is part of the compile key."""
+        return self.kind == "constexpr" or (self.kind == "tensor" and self.annotation.shape is None)
+
+
+def _kind(name: str, annotation: Any, where: str) -> Kind:
+    if isinstance(annotation, type) and issubclass(annotation, dc.Constexpr):
+        return "constexpr"
+    shape = getattr(annotation, "shape", inspect.Parameter.empty)
+    if shape is not inspect.Parameter.empty and hasattr(annotation, "dtype"):
+        return "tensor"
+    if hasattr(annotation, "dtype") and hasattr(annotation, "to_mlir"):
+        return "scalar"
+    raise TypeError(
+        f"{where}: parameter '{name}' has annotation {annotation!r}; expected pl.Tensor[...], "
+        f"pl.Scalar[...] or dc.Constexpr[T]")
+
+
+def read_params(fn: Any) -> tuple[ParamSpec, ...]:
+    """The parameters of a Python function, from its (evaluated) annotations."""
+    where = getattr(fn, "__qualname__", repr(fn))
+    annotations = inspect.get_annotations(fn, eval_str=True)
+    specs = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise TypeError(f"{where}: *args/**kwargs parameters are not supported ('{p.name}')")
+        if p.name not in annotations:
+            raise TypeError(f"{where}: parameter '{p.name}' needs a type annotation "
+                            f"(pl.Tensor[...], pl.Scalar[...] or dc.Constexpr[T])")
+        ann = annotations[p.name]
+        specs.append(ParamSpec(p.name, _kind(p.name, ann, where), ann))
+    return tuple(specs)
+
+
+def constexpr_value(spec: ParamSpec, value: Any, where: str) -> int | float | bool:
+    """The Python value of a Constexpr argument, type-checked (TypeError naming the parameter)."""
+    try:
+        checked = spec.annotation.check(value)
+    except TypeError as err:
+        raise TypeError(f"{where}: Constexpr parameter '{spec.name}': {err}") from None
+    raw = getattr(checked, "value", checked)
+    if not isinstance(raw, (int, float, bool)):
+        raise TypeError(f"{where}: Constexpr parameter '{spec.name}' must hold an int, float or "
+                        f"bool to specialize code, got {type(raw).__name__}")
+    return raw

@@ -1,0 +1,80 @@
+"""The KernelABI, the adapters' hooks and the packed C interface agree."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import runtime_kernels as k
+
+import dsl_core as dc
+from dsl_runtime import KernelABI
+from dsl_runtime.adapters import NdarrayArgument, adapt
+
+
+def test_abi_slots_in_call_order() -> None:
+    x = np.ones(4, np.float32)
+    abi = k.scale_add.compile(x, x).abi
+    assert abi.function == "scale_add"
+    assert abi.c_symbol == "_mlir_ciface_scale_add"
+    assert abi.packed_symbol == "_mlir__mlir_ciface_scale_add"
+    assert [(p.name, p.role, p.shape, p.dtype) for p in abi.params] == [
+        ("x", "input", ("N",), "float32"), ("y", "input", ("N",), "float32")]
+    assert [(r.name, r.role, r.shape) for r in abi.results] == [("result", "output", ("N",))]
+    assert [s.kind for s in abi.slots()] == ["memref", "memref", "memref"]
+    assert abi.symbols == ("N",)
+    assert abi.params[0].mlir_type == "tensor<?xf32>"
+
+
+def test_constexpr_and_scalar_slots() -> None:
+    abi = k.repeat_add.compile(np.ones(2, np.float32), 3).abi
+    assert [(p.name, p.role, len(p.slots)) for p in abi.params] == [("x", "input", 1),
+                                                                    ("times", "constexpr", 0)]
+    assert abi.params[1].value == "3"
+    scalar_abi = k.fill_scaled.compile(np.ones(2), 1.0).abi
+    assert [s.kind for s in scalar_abi.slots()] == ["memref", "f64", "memref"]
+    assert scalar_abi.params[1].slots[0].ctype == "double"
+
+
+def test_abi_is_json_serializable() -> None:
+    abi = k.static_add.compile(np.ones((4, 8), np.float32), np.ones((4, 8), np.float32)).abi
+    again = KernelABI.model_validate_json(abi.model_dump_json())
+    assert again == abi
+    assert again.params[0].shape == (4, 8)
+
+
+def test_adapter_hooks_match_the_abi() -> None:
+    x = np.ones((4, 8), np.float32)
+    adapter = adapt(x)
+    assert isinstance(adapter, NdarrayArgument)
+    abi = k.static_add.compile(x, x).abi
+    import dsl_mlir
+
+    with dsl_mlir.context():
+        (ir_type,) = dc.get_ir_types(adapter)
+        assert str(ir_type) == abi.params[0].mlir_type == "tensor<4x8xf32>"
+    (slot,) = dc.c_abi_spec(adapter)
+    assert slot[0]._type_.__name__ == "Memref2D"
+    assert dc.cache_signature(adapter) == ("ndarray", "<f4", (4, 8))
+    assert dc.cache_signature(adapt(np.ones((4, 8), np.float64))) != dc.cache_signature(adapter)
+
+
+def test_generic_ctypes_path_equals_native_dispatch() -> None:
+    """Fill the packed slots through the adapters' c_abi_spec and call with ctypes."""
+    x = np.arange(5, dtype=np.float32)
+    y = np.full(5, 2, np.float32)
+    cf = k.scale_add.compile(x, y)
+    expected = cf(x, y)
+    out = np.zeros(5, np.float32)
+    storages, keep = [], []
+    for value in (x, y, out):
+        ((ctype, fill),) = adapt(value).__c_abi_spec__()
+        storage = ctype()
+        fill(value, storage)
+        storages.append(storage)
+        keep.append(value)
+    packed = (ctypes.c_void_p * len(storages))(*[ctypes.addressof(s) for s in storages])
+    engine = cf.keepalive[-1]
+    fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(cf.abi.c_symbol))
+    fn(packed)
+    np.testing.assert_array_equal(out, expected)

@@ -1,0 +1,94 @@
+"""Cache keys, the disk cache across processes, corruption and concurrency."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import runtime_kernels as k
+
+from dsl_runtime import cache, jit, keys
+
+HERE = Path(__file__).parent
+
+SCRIPT = textwrap.dedent("""
+    import sys, numpy as np
+    sys.path.insert(0, {here!r})
+    import runtime_kernels as k
+    x = np.arange(16, dtype=np.float32)
+    z = k.scale_add(x, x)
+    assert (z == x * x + x).all()
+    cf = k.scale_add.compile(x, x)
+    print("SOURCE", cf.source, "PHASES", ",".join(sorted(k.scale_add.timings)))
+""")
+
+
+def run_child(cache_dir: Path) -> str:
+    env = {**os.environ, "DSL_CACHE_DIR": str(cache_dir)}
+    proc = subprocess.run([sys.executable, "-c", SCRIPT.format(here=str(HERE))], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.strip()
+
+
+def test_fresh_process_reuses_disk_cache(_isolated_cache: Path) -> None:
+    first = run_child(_isolated_cache)
+    assert first.startswith("SOURCE compiled") and "parse" in first and "lower" in first
+    second = run_child(_isolated_cache)
+    assert second.startswith("SOURCE disk-cache") and "parse" not in second and "load" in second
+    assert len(cache.entries()) == 1
+
+
+def test_corrupted_entry_is_detected_and_recompiled(_isolated_cache: Path) -> None:
+    run_child(_isolated_cache)
+    (entry,) = cache.entries()
+    lowered = entry.path / "lowered.mlir"
+    lowered.write_text(lowered.read_text()[:200])  # truncated
+    out = run_child(_isolated_cache)
+    assert out.startswith("SOURCE compiled")
+    assert run_child(_isolated_cache).startswith("SOURCE disk-cache")
+
+
+def test_several_processes_compile_the_same_kernel(_isolated_cache: Path) -> None:
+    env = {**os.environ, "DSL_CACHE_DIR": str(_isolated_cache)}
+    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT.format(here=str(HERE))], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    outputs = [p.communicate() for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1][-2000:] for o in outputs]
+    assert len(cache.entries()) == 1
+    assert not [p for p in _isolated_cache.rglob(".tmp-*")]
+
+
+def test_keys_cover_specialization_options_and_versions(monkeypatch: pytest.MonkeyPatch) -> None:
+    ident = keys.function_identity(k.scale_add.__wrapped__)
+    assert ident is not None and "def scale_add" in ident
+    base = keys.digest(ident, (), "opts")
+    assert base == keys.digest(ident, (), "opts")
+    assert base != keys.digest(ident, (("times", "int", "3"),), "opts")
+    assert base != keys.digest(ident, (), "other-opts")
+    keys.component_versions.cache_clear()
+    monkeypatch.setattr(keys, "__version__", "9.9.9")
+    try:
+        assert keys.digest(ident, (), "opts") != base
+    finally:
+        keys.component_versions.cache_clear()
+
+
+def test_constants_named_by_the_function_enter_the_key() -> None:
+    ident = keys.function_identity(k.repeat_add.__wrapped__)
+    assert ident is not None
+    assert keys.referenced_constants(k.scale_add.__wrapped__) == []
+
+
+def test_disable_switch(monkeypatch: pytest.MonkeyPatch, _isolated_cache: Path) -> None:
+    monkeypatch.setenv("DSL_DISABLE_DISK_CACHE", "1")
+    fresh = jit(k.scale_add.__wrapped__)
+    x = np.ones(3, np.float32)
+    fresh(x, x)
+    assert cache.entries() == []

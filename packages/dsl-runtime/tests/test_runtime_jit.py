@@ -1,0 +1,173 @@
+"""@jit end to end: results, out=, specialization, errors before native code, threads."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+import runtime_kernels as k
+
+from dsl_runtime import CompiledFunction, jit
+
+
+def f32(*values: float) -> np.ndarray:
+    return np.array(values, np.float32)
+
+
+def test_scale_add_allocates_and_matches_numpy() -> None:
+    x = np.linspace(-2, 2, 1000, dtype=np.float32)
+    y = np.arange(1000, dtype=np.float32)
+    z = k.scale_add(x, y)
+    assert z.shape == (1000,) and z.dtype == np.float32
+    np.testing.assert_allclose(z, x * x + y, rtol=1e-6)
+
+
+def test_out_is_written_in_place_and_returned() -> None:
+    x, y = f32(1, 2, 3), f32(10, 20, 30)
+    out = np.zeros(3, np.float32)
+    assert k.scale_add(x, y, out=out) is out
+    np.testing.assert_array_equal(out, f32(11, 24, 39))
+
+
+def test_each_call_reads_current_values() -> None:
+    x, y, out = f32(1, 1), f32(0, 0), np.zeros(2, np.float32)
+    k.scale_add(x, y, out=out)
+    x[:] = 3
+    k.scale_add(x, y, out=out)
+    np.testing.assert_array_equal(out, f32(9, 9))
+
+
+def test_dynamic_size_compiles_once_for_all_sizes() -> None:
+    for n in (1, 5, 4096):
+        a = np.ones(n, np.float32)
+        np.testing.assert_array_equal(k.scale_add(a, a), np.full(n, 2, np.float32))
+    assert k.scale_add.cache_info()["specializations"] == 1
+
+
+def test_unshaped_parameters_specialize_on_shape() -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(k.unshaped_mul(a, a), a * a)
+    b = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(k.unshaped_mul(b, b), b * b)
+    np.testing.assert_array_equal(k.unshaped_mul(a + 1, a), (a + 1) * a)
+    assert k.unshaped_mul.cache_info()["specializations"] == 2
+
+
+def test_scalar_parameter() -> None:
+    x = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_array_equal(k.fill_scaled(x, 3.0), x * 3.0)
+    np.testing.assert_array_equal(k.fill_scaled(x, 2), x * 2.0)
+
+
+def test_constexpr_specializes_and_is_type_checked() -> None:
+    x = f32(1, 2)
+    np.testing.assert_array_equal(k.repeat_add(x, 3), x * 4)
+    np.testing.assert_array_equal(k.repeat_add(x, times=1), x * 2)
+    assert k.repeat_add.cache_info()["specializations"] == 2
+    with pytest.raises(TypeError, match="Constexpr parameter 'times'"):
+        k.repeat_add(x, 2.5)
+
+
+def test_f16_and_integer_kernels() -> None:
+    h = np.array([[0.5, -1.25], [65504.0, 6.1e-5]], np.float16)
+    np.testing.assert_array_equal(k.to_f32(h), h.astype(np.float32))
+    a = np.array([7, -7, 9], np.int32)
+    b = np.array([2, 2, -4], np.int32)
+    np.testing.assert_array_equal(k.int_div(a, b), np.array([3, -3, -2], np.int32))
+
+
+@pytest.mark.parametrize(("args", "error", "words"), [
+    ((f32(1, 2), np.array([1, 2], np.float64)), TypeError, "argument 'y' expects element type float32, got float64"),
+    ((f32(1, 2), f32(1, 2, 3)), ValueError, "dynamic dimension 'N' is bound to 2"),
+    ((np.ones((2, 2), np.float32), f32(1, 2)), ValueError, "argument 'x' expects rank 1, got rank 2"),
+    ((f32(1, 2),), TypeError, "missing argument(s): 'y'"),
+    ((f32(1), f32(1), f32(1)), TypeError, "takes 2 arguments but 3 were given"),
+    (([1.0, 2.0], f32(1, 2)), TypeError, "argument 'x' expects a 1D float32 array, got list"),
+])
+def test_bad_arguments_are_caught_before_native_code(args, error, words) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(error) as info:
+        k.scale_add(*args)
+    assert words in str(info.value)
+
+
+def test_static_shape_mismatch_names_the_dimension() -> None:
+    with pytest.raises(ValueError, match=r"argument 'y' expects size 8 in dimension 1, got 9"):
+        k.static_add(np.ones((4, 8), np.float32), np.ones((4, 9), np.float32))
+
+
+def test_non_contiguous_input_is_rejected_not_misread() -> None:
+    x = np.arange(10, dtype=np.float32)[::2]
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        k.scale_add(x, np.ones(5, np.float32))
+
+
+def test_bad_out_is_rejected() -> None:
+    x = f32(1, 2)
+    with pytest.raises(ValueError, match="dynamic dimension 'N'"):
+        k.scale_add(x, x, out=np.zeros(3, np.float32))
+    ro = np.zeros(2, np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        k.scale_add(x, x, out=ro)
+
+
+def test_compile_returns_prepared_function() -> None:
+    x = np.ones(8, np.float32)
+    cf = k.scale_add.compile(x, x)
+    assert isinstance(cf, CompiledFunction)
+    out = np.zeros(8, np.float32)
+    cf.kernel(x, x, out)
+    np.testing.assert_array_equal(out, np.full(8, 2, np.float32))
+    assert "dsl.mul" in cf.mlir("dsl") and "dsl.add" in cf.mlir("dsl")
+    assert "llvm.func @_mlir_ciface_scale_add" in cf.mlir("lowered")
+    assert "define void @_mlir_ciface_scale_add(ptr" in cf.mlir("llvm")
+    with pytest.raises(ValueError, match="stage must be one of dsl, lowered, llvm"):
+        cf.mlir("ptx")
+
+
+def test_threads_call_concurrently_and_correctly() -> None:
+    fresh = jit(k.scale_add.__wrapped__)  # compile happens under contention
+    errors: list[BaseException] = []
+
+    def worker(seed: int) -> None:
+        try:
+            rng = np.random.default_rng(seed)
+            for _ in range(50):
+                n = int(rng.integers(1, 300))
+                x = rng.standard_normal(n).astype(np.float32)
+                y = rng.standard_normal(n).astype(np.float32)
+                np.testing.assert_allclose(fresh(x, y), x * x + y, rtol=1e-6)
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert fresh.cache_info()["specializations"] == 1
+
+
+def test_dlpack_tensors_from_torch() -> None:
+    torch = pytest.importorskip("torch")
+    x = torch.arange(6, dtype=torch.float32)
+    y = torch.ones(6, dtype=torch.float32)
+    out = torch.zeros(6, dtype=torch.float32)
+    k.scale_add(x, y, out=out)
+    assert out.tolist() == [1.0, 2.0, 5.0, 10.0, 17.0, 26.0]
+    np.testing.assert_array_equal(k.scale_add(x, y), (x * x + y).numpy())
+
+
+def test_dispatcher_fast_path_and_fallback() -> None:
+    x = f32(1, 2)
+    out = np.zeros(2, np.float32)
+    k.scale_add(x, x, out=out)
+    assert k.scale_add.kernel is not None  # the C dispatcher calls the kernel directly now
+    assert k.scale_add.__name__ == "scale_add" and k.scale_add.impl.name == "scale_add"
+    with pytest.raises(TypeError, match="argument 'x' expects a 1D float32 array, got list"):
+        k.scale_add([1.0, 2.0], x, out=out)  # kernel rejects -> general path explains
+    with pytest.raises(TypeError, match="got an unexpected argument 'z'"):
+        k.scale_add(x, x, z=out)
+    assert k.repeat_add.kernel is None  # Constexpr parameters: never a single specialization
