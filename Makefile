@@ -54,7 +54,7 @@ setup: $(STAMPS)/packages
 test: setup test-lit test-python examples
 
 test-lit: setup
-	$(PY) -m lit -v packages/dsl-mlir/test
+	$(VENV)/bin/lit -v packages/dsl-mlir/test
 
 test-python: setup
 	$(PY) -m pytest -q packages
