@@ -46,3 +46,21 @@ def to_f32(x: pl.Tensor[[M, N], pl.FP16]) -> pl.Tensor[[M, N], pl.FP32]:
 @jit
 def int_div(x: pl.Tensor[[N], pl.INT32], y: pl.Tensor[[N], pl.INT32]) -> pl.Tensor[[N], pl.INT32]:
     return x / y
+
+
+@pl.function
+def parsed_sub(x: pl.Tensor[[4], pl.FP32], y: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+    return pl.sub(x, y)
+
+
+@pl.program
+class Ops:
+    @pl.function
+    def square(self, x: pl.Tensor[[2], pl.FP32]) -> pl.Tensor[[2], pl.FP32]:
+        return pl.mul(x, x)
+
+    @pl.function
+    def sum_of_squares(self, a: pl.Tensor[[2], pl.FP32], b: pl.Tensor[[2], pl.FP32]) -> pl.Tensor[[2], pl.FP32]:
+        a2 = self.square(a)
+        b2 = self.square(b)
+        return pl.add(a2, b2)

@@ -171,3 +171,18 @@ def test_dispatcher_fast_path_and_fallback() -> None:
     with pytest.raises(TypeError, match="got an unexpected argument 'z'"):
         k.scale_add(x, x, z=out)
     assert k.repeat_add.kernel is None  # Constexpr parameters: never a single specialization
+
+
+def test_jit_of_parsed_function_and_program_entry() -> None:
+    sub = jit(k.parsed_sub)
+    np.testing.assert_array_equal(sub(f32(5, 6, 7, 8), f32(1, 1, 1, 1)), f32(4, 5, 6, 7))
+    assert sub.__name__ == "parsed_sub"
+    sos = jit(k.Ops, entry="sum_of_squares")
+    np.testing.assert_array_equal(sos(f32(1, 2), f32(3, 4)), f32(10, 20))
+    out = np.zeros(2, np.float32)
+    sos(f32(1, 1), f32(1, 1), out=out)
+    np.testing.assert_array_equal(out, f32(2, 2))
+    with pytest.raises(TypeError, match="give the entry function"):
+        jit(k.Ops)
+    with pytest.raises(KeyError, match="has no function 'nope'"):
+        jit(k.Ops, entry="nope")

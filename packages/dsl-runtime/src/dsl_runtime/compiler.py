@@ -67,8 +67,8 @@ def parse(fn: Any, overrides: Mapping[str, Any], options: CompileOptions, ctx: A
 
 
 def lower_and_jit(name: str, module: Any, options: CompileOptions,
-                  timings: dict[str, float]) -> tuple[Any, Any]:
-    """(lowered module, ExecutionEngine)."""
+                  timings: dict[str, float], parsed: Any = None) -> tuple[Any, Any]:
+    """(lowered module, ExecutionEngine); failures point at the user's line."""
     import dsl_mlir
 
     settings = knobs.read()
@@ -77,6 +77,9 @@ def lower_and_jit(name: str, module: Any, options: CompileOptions,
     try:
         lowered = dsl_mlir.lower(module, options.pipeline, options.pipeline_options, dump_dir=dump)
     except dsl_mlir.MLIRDiagnosticError as err:
+        mapper = getattr(parsed, "error_from_mlir", None)
+        if mapper is not None:
+            raise mapper(err) from None
         raise from_mlir(f"lowering {name} failed", err) from None
     timings["lower"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -104,7 +107,7 @@ def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mappin
     name = parsed.name
     abi = build_abi(name, specs, parsed.signature, constexprs, ctx)
     dsl_text = str(parsed.module)
-    lowered, engine = lower_and_jit(name, parsed.module, options, timings)
+    lowered, engine = lower_and_jit(name, parsed.module, options, timings, parsed)
     kernel = make_kernel(abi, engine)
     return CompiledFunction(name, abi, kernel, Artifacts(dsl=dsl_text, lowered=str(lowered)),
                             timings, keepalive=(ctx, lowered, engine))

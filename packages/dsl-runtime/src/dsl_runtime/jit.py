@@ -13,7 +13,7 @@ from .compiled import CompiledFunction
 from .compiler import compile_parsed, load_lowered, parse
 from .errors import CompileError
 from .options import CompileOptions
-from .params import ParamSpec, constexpr_value, read_params
+from .params import ParamSpec, constexpr_value, params_of_signature, read_params
 
 
 def _pl() -> Any:
@@ -32,11 +32,14 @@ class JitFunction:
     into ``z``.
     """
 
-    def __init__(self, fn: Any, options: CompileOptions | None = None) -> None:
-        functools.update_wrapper(self, fn)
+    def __init__(self, fn: Any, options: CompileOptions | None = None, entry: str | None = None) -> None:
+        self._parsed = _parsed_entry(fn, entry)
+        if self._parsed is None:
+            functools.update_wrapper(self, fn)
         self._fn = fn
         self.options = options or CompileOptions()
-        self.specs: tuple[ParamSpec, ...] = read_params(fn)
+        self.specs: tuple[ParamSpec, ...] = (params_of_signature(self._parsed.signature)
+                                             if self._parsed is not None else read_params(fn))
         self._specializing = any(s.specializes for s in self.specs)
         self._cache: dict[tuple[Any, ...], CompiledFunction] = {}
         self._lock = threading.RLock()
@@ -47,6 +50,8 @@ class JitFunction:
 
     @property
     def name(self) -> str:
+        if self._parsed is not None:
+            return str(self._parsed.name)
         return str(self._fn.__name__)
 
     # -- the call path -------------------------------------------------------
@@ -120,7 +125,8 @@ class JitFunction:
 
     def _disk_key(self, key: tuple[Any, ...]) -> str | None:
         if self._identity is False:
-            self._identity = keys.function_identity(self._fn)
+            self._identity = (keys.module_identity(self._parsed) if self._parsed is not None
+                              else keys.function_identity(self._fn))
         if self._identity is None or not cache.enabled():
             return None
         return keys.digest(self._identity, key, self.options.key())
@@ -142,10 +148,13 @@ class JitFunction:
         import dsl_mlir
 
         timings: dict[str, float] = {}
-        ctx = dsl_mlir.context()
-        t = time.perf_counter()
-        parsed = parse(self._fn, overrides, self.options, ctx)
-        timings["parse"] = time.perf_counter() - t
+        if self._parsed is not None:  # a @pl.function / @pl.program entry: already parsed
+            parsed, ctx = self._parsed, self._parsed.module.context
+        else:
+            ctx = dsl_mlir.context()
+            t = time.perf_counter()
+            parsed = parse(self._fn, overrides, self.options, ctx)
+            timings["parse"] = time.perf_counter() - t
         compiled = compile_parsed(parsed, self.specs, constexprs, self.options, timings, ctx)
         timings["total"] = time.perf_counter() - start
         self.timings = timings
@@ -163,6 +172,31 @@ class JitFunction:
 
 
 _MISSING: Any = object()
+
+
+class _ProgramEntry:
+    """A program's entry function seen as a parsed function over the whole program module."""
+
+    def __init__(self, program: Any, entry: str) -> None:
+        fn = program.get_function(entry)
+        self.name, self.signature, self.module = fn.name, fn.signature, program.module
+        self.error_from_mlir = program.error_from_mlir
+
+
+def _parsed_entry(target: Any, entry: str | None) -> Any:
+    """The parsed function behind a ``@pl.function`` / ``@pl.program`` object, else None."""
+    if hasattr(target, "get_function") and hasattr(target, "module"):
+        if entry is None:
+            raise TypeError(f"jit of program {target.name}: give the entry function, "
+                            f"jit(program, entry=...); it has: {', '.join(target.functions)}")
+        return _ProgramEntry(target, entry)
+    if hasattr(target, "signature") and hasattr(target, "module") and hasattr(target, "func_op"):
+        if entry not in (None, target.name):
+            raise TypeError(f"jit: function {target.name} has no entry {entry!r}")
+        return target
+    if entry is not None:
+        raise TypeError("jit: entry= applies to @pl.program objects only")
+    return None
 
 
 def _shape_of(value: Any, spec: ParamSpec, name: str) -> tuple[int, ...]:
@@ -197,8 +231,11 @@ def implementation(obj: Any) -> JitFunction | None:
     return impl if isinstance(impl, JitFunction) else None
 
 
-def jit(fn: Any = None, *, options: CompileOptions | None = None, **option_fields: Any) -> Any:
-    """Decorator: ``@jit`` or ``@jit(opt_level=2, pipeline_options={...})``.
+def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | None = None,
+        **option_fields: Any) -> Any:
+    """Decorator: ``@jit``, ``@jit(opt_level=2, pipeline_options={...})``, or
+    ``jit(program, entry="main")`` for a ``@pl.program`` (``@pl.function`` objects
+    work directly).
 
     Returns a ``dsl_mlir._dispatch.Dispatcher``: a C callable that sends
     ``f(*args, out=...)`` straight to the compiled kernel once there is a single
@@ -213,9 +250,12 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, **option_field
             return f
         from dsl_mlir._dispatch import Dispatcher
 
-        impl = JitFunction(f, options)
+        impl = JitFunction(f, options, entry)
         dispatcher = Dispatcher(impl)
-        functools.update_wrapper(dispatcher, f)
+        if impl._parsed is None:
+            functools.update_wrapper(dispatcher, f)
+        else:
+            dispatcher.__name__ = dispatcher.__qualname__ = impl.name
         impl._on_single = dispatcher._set_kernel
         return dispatcher
 

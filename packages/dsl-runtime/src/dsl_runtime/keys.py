@@ -78,6 +78,11 @@ def function_identity(fn: Any) -> str | None:
     return "\n".join(parts)
 
 
+def module_identity(parsed: Any) -> str:
+    """Identity of an already parsed function: its module with locations, and its name."""
+    return parsed.name + "\n" + parsed.module.operation.get_asm(enable_debug_info=True)
+
+
 def digest(*parts: object) -> str:
     h = hashlib.sha256()
     for part in (*parts, component_versions(), host_target()):

@@ -54,6 +54,15 @@ def read_params(fn: Any) -> tuple[ParamSpec, ...]:
     return tuple(specs)
 
 
+def params_of_signature(signature: Any) -> tuple[ParamSpec, ...]:
+    """The parameters of an already parsed function (dsl-parser ``Signature``)."""
+    specs = []
+    for p in signature.params:
+        kind: Kind = "tensor" if getattr(p.type, "shape", None) is not None else "scalar"
+        specs.append(ParamSpec(p.name, kind, p.type))
+    return tuple(specs)
+
+
 def constexpr_value(spec: ParamSpec, value: Any, where: str) -> int | float | bool:
     """The Python value of a Constexpr argument, type-checked (TypeError naming the parameter)."""
     try:
