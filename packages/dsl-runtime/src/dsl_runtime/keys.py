@@ -80,7 +80,7 @@ def function_identity(fn: Any) -> str | None:
 
 def module_identity(parsed: Any) -> str:
     """Identity of an already parsed function: its module with locations, and its name."""
-    return parsed.name + "\n" + parsed.module.operation.get_asm(enable_debug_info=True)
+    return f"{parsed.name}\n{parsed.module.operation.get_asm(enable_debug_info=True)}"
 
 
 def digest(*parts: object) -> str:
