@@ -26,12 +26,12 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
 
 /// The textual pipeline behind `dsl-to-llvm-cpu` (documented in docs/abi.md).
 std::string cpuPipelineText(const CpuPipelineOptions &opts) {
-  std::string p = "convert-dsl-to-linalg,canonicalize,";
+  std::string p = "inline,convert-dsl-to-linalg,canonicalize,";
   if (opts.fuseElementwise)
     p += "func.func(linalg-fuse-elementwise-ops),";
-  p += "one-shot-bufferize{bufferize-function-boundaries "
-       "function-boundary-type-conversion=identity-layout-map "
-       "allow-return-allocs-from-loops},"
+  p += "dsl-materialize-loop-yields,"
+       "one-shot-bufferize{bufferize-function-boundaries "
+       "function-boundary-type-conversion=identity-layout-map},"
        "buffer-results-to-out-params{hoist-static-allocs hoist-dynamic-allocs modify-public-functions},"
        "ownership-based-buffer-deallocation,canonicalize,"
        "buffer-deallocation-simplification,bufferization-lower-deallocations,"

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/InlinerInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
@@ -68,6 +69,7 @@ void mlir::dsl::registerDslDialects(DialectRegistry &registry) {
   vector::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerTilingInterfaceExternalModels(registry);
   func::registerInlinerExtension(registry);
+  LLVM::registerInlinerInterface(registry);
   // Translation to LLVM IR (ExecutionEngine, --emit llvm).
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);

@@ -38,4 +38,17 @@ def DslLowerStridedCopies : Pass<"dsl-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def DslMaterializeLoopYields : Pass<"dsl-materialize-loop-yields"> {
+  let summary = "Write the tensors a loop yields into its loop-carried buffers";
+  let description = [{
+    Before one-shot bufferization: every tensor yielded by an `scf.for` that is
+    not its own iteration argument is wrapped in
+    `bufferization.materialize_in_destination ... in %iter_arg`, so the loop
+    keeps one buffer per carried tensor (updated in place at the end of each
+    iteration) instead of returning a fresh allocation per iteration, which
+    would need run-time ownership tracking to free.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 #endif // DSL_CONVERSION_PASSES_TD
