@@ -10,13 +10,15 @@ BUILD := build
 STAMPS := $(VENV)/.stamps
 # Every package under packages/ (dsl-mlir first: the others build on it).
 PURE_PACKAGES := $(filter-out packages/dsl-mlir,$(wildcard packages/dsl-*))
+# The example downstream extension (its own package and version, found through its entry point).
+EXTENSION := examples/downstream-ext
 MLIR_SOURCES := $(shell find packages/dsl-mlir cmake -type f \
 	-not -path '*/__pycache__/*' -not -path '*/tests/*' -not -path '*/test/*' 2>/dev/null)
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 # ccache (when installed) shares hits between clones of the repository.
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: help setup test test-python test-lit demo bench wheels lint clean examples
+.PHONY: help setup test test-python test-lit demo bench wheels check-wheels lint clean examples
 
 help:
 	@echo "make demo    set up (if needed) and run the main example"
@@ -24,6 +26,7 @@ help:
 	@echo "make setup   create .venv, install the pinned toolchain, build dsl-mlir, install all packages"
 	@echo "make bench   run the benchmarks (installs numba/jax into .venv)"
 	@echo "make wheels  build one wheel per package into dist/"
+	@echo "make check-wheels  build the wheels, then install each layer alone from dist/ and smoke-test it"
 	@echo "make lint    ruff + mypy"
 
 $(PY):
@@ -42,8 +45,8 @@ $(STAMPS)/dsl-mlir: $(STAMPS)/toolchain $(MLIR_SOURCES)
 		-Cbuild-dir=$(BUILD)/dsl-mlir -Ccmake.define.CMAKE_BUILD_TYPE=Release
 	@touch $@
 
-$(STAMPS)/packages: $(STAMPS)/dsl-mlir $(wildcard packages/*/pyproject.toml)
-	@for p in $(PURE_PACKAGES); do \
+$(STAMPS)/packages: $(STAMPS)/dsl-mlir $(wildcard packages/*/pyproject.toml) $(EXTENSION)/pyproject.toml
+	@for p in $(PURE_PACKAGES) $(EXTENSION); do \
 		echo "installing $$p (editable)"; \
 		$(PIP) install -q --no-build-isolation --no-deps -e $$p || exit 1; \
 	done
@@ -56,8 +59,14 @@ test: setup test-lit test-python examples
 test-lit: setup
 	$(VENV)/bin/lit -v packages/dsl-mlir/test
 
+# Includes the slow tests, which install the wheels of dist/ into fresh venvs: each layer
+# alone, from dist/ only (packages/dsl-runtime/tests/test_runtime_wheels.py), and the
+# dsl-mlir wheel beside another MLIR package (packages/dsl-mlir/tests/test_mlir_wheel.py).
+# (wheels after setup, not beside it: both build in $(BUILD)/dsl-mlir.)
 test-python: setup
-	$(PY) -m pytest -q packages
+	$(MAKE) --no-print-directory wheels
+	DSL_WHEEL_DIR=$(CURDIR)/dist DSL_MLIR_WHEEL=$$(ls $(CURDIR)/dist/dsl_mlir-*.whl) \
+		$(PY) -m pytest -q packages $(EXTENSION)/tests
 
 examples: setup
 	$(PY) ci/run_examples.py
@@ -69,12 +78,17 @@ bench: setup
 	$(PIP) install -q -r bench/requirements.txt
 	$(PY) bench/run_all.py
 
+# dsl-mlir's wheel reuses the incremental build directory of `make setup`.
 wheels: $(STAMPS)/toolchain
-	@mkdir -p dist
+	@mkdir -p dist && rm -f dist/dsl_*.whl
 	$(PIP) wheel -q --no-build-isolation --no-deps -w dist ./packages/dsl-mlir \
-		-Cbuild-dir=$(BUILD)/dsl-mlir-wheel
+		-Cbuild-dir=$(BUILD)/dsl-mlir -Ccmake.define.CMAKE_BUILD_TYPE=Release
 	@for p in $(PURE_PACKAGES); do $(PIP) wheel -q --no-build-isolation --no-deps -w dist ./$$p || exit 1; done
 	@ls -l dist
+
+# Only the wheel checks: the four wheels of dist/ (pip --no-index), each layer in its own venv.
+check-wheels: wheels
+	DSL_WHEEL_DIR=$(CURDIR)/dist $(PY) -m pytest -q -m slow packages/dsl-runtime/tests/test_runtime_wheels.py
 
 lint: setup
 	$(PY) -m ruff check .

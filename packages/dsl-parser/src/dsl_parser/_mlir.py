@@ -1,6 +1,7 @@
 """The one module of dsl_parser that imports dsl-mlir (the private MLIR bindings).
 
 Everything else imports ``ir``, the dialect modules and the helpers from here.
+The version of dsl-mlir is checked before this module runs (``_compat``).
 dsl-mlir ships no type information, so the MLIR classes are typed as ``Any``
 through the aliases below.
 """
@@ -10,26 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import dsl_mlir as _dsl_mlir
+from dsl_mlir import Diagnostic as Diagnostic
 from dsl_mlir import MLIRDiagnosticError as MLIRDiagnosticError
-
-from ._version import DSL_MLIR_RANGE
-
-
-def _check_version(version: str) -> None:
-    """Fail at import with a clear message when dsl-mlir is out of range (like jax/jaxlib)."""
-    try:
-        found = tuple(int(part) for part in version.split(".")[:2])
-    except ValueError:
-        return
-    low, high = DSL_MLIR_RANGE
-    if not low <= found < high:
-        raise ImportError(
-            f"dsl-parser needs dsl-mlir>={low[0]}.{low[1]},<{high[0]}.{high[1]}, "
-            f"found dsl-mlir {version}; install a compatible dsl-mlir"
-        )
-
-
-_check_version(_dsl_mlir.__version__)
 
 ir: Any = _dsl_mlir.ir
 arith: Any = _dsl_mlir.dialects.arith
@@ -39,6 +22,7 @@ scf: Any = _dsl_mlir.dialects.scf
 tensor: Any = _dsl_mlir.dialects.tensor
 
 verify: Any = _dsl_mlir.verify
+parse_module: Any = _dsl_mlir.parse_module
 new_context: Any = _dsl_mlir.context
 MLIR_VERSION: str = _dsl_mlir.MLIR_VERSION
 DSL_MLIR_VERSION: str = _dsl_mlir.__version__
@@ -56,6 +40,11 @@ Block = Any
 DYNAMIC_SIZE: int = ir.ShapedType.get_dynamic_size()
 
 _DEFAULT: list[Any] = []
+
+
+def irdl() -> Any:
+    """The ``irdl`` dialect module (imported on first use: only extensions need it)."""
+    return _dsl_mlir.dialects.irdl
 
 
 def default_context() -> Context:

@@ -1,6 +1,8 @@
-"""Version of dsl-parser and the range of dsl-mlir it works with."""
+"""Version of dsl-parser and the sibling ranges it supports."""
 
 __version__ = "0.1.0"
 
-#: dsl-mlir versions this release is built and tested against: >=0.1, <0.2.
-DSL_MLIR_RANGE: tuple[tuple[int, int], tuple[int, int]] = ((0, 1), (0, 2))
+#: Sibling packages and the versions this release works with: [low, high).
+SIBLINGS: dict[str, tuple[str, str]] = {
+    "dsl-mlir": ("0.1", "0.2"),
+}

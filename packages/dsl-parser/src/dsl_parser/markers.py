@@ -17,15 +17,16 @@ class DslBuiltin:
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
         raise RuntimeError(
-            f"pl.{self.name}(...) only has a meaning inside a @pl.function or @pl.program; "
+            f"{self!r}(...) only has a meaning inside a @pl.function or @pl.program; "
             "it is read by the parser, not executed")
 
-    def __repr__(self) -> str:
-        return f"pl.{self.name}"
+    def __repr__(self) -> str:  # "pl.add"; an extension's op key is already qualified ("dx.cube")
+        return self.name if "." in self.name else f"pl.{self.name}"
 
 
 class OpBuiltin(DslBuiltin):
-    """A ``pl.<op>`` of the op table (``dsl_parser.ops.OPS``)."""
+    """A ``pl.<op>`` of ``dsl_parser.ops.OPS``, or an extension's ``dx.<op>`` of ``EXTENSION_OPS``;
+    ``name`` is the op's key in the table."""
 
     __slots__ = ()
 

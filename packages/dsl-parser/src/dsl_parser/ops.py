@@ -81,7 +81,7 @@ class OpCall:
     def fail(self, arg: str | None, message: str,
              cls: type[ParserError] = ParserTypeError) -> NoReturn:
         where = self.nodes.get(arg, self.node) if arg else self.node
-        self.ctx.error(where, cls, f"pl.{self.rule.name}: {message}")
+        self.ctx.error(where, cls, f"{self.rule.qualname}: {message}")
 
 
 class Spelling(Protocol):
@@ -100,16 +100,33 @@ class Spelling(Protocol):
 
 @dataclass(frozen=True)
 class OpRule:
-    """One ``pl.<name>``: parameters, inference, emission and spelling."""
+    """One ``pl.<name>``: parameters, inference, emission and spelling.
+
+    ``mlir_name`` is the op the printer spells back with ``spell`` (``None`` for a
+    composite that emits existing ops: it prints as what it emitted). ``namespace``
+    is ``"pl"`` for the language's own ops and a downstream package's alias
+    (``"dx"`` for ``dx.cube``, see ``dsl_parser.extensions``) otherwise.
+    """
 
     name: str
-    mlir_name: str
+    mlir_name: str | None
     params: tuple[Param, ...]
     infer: Callable[[OpCall], PlType]
     emit: Callable[[OpCall, PlType], Value]
     spell: Callable[[Spelling], str]
     doc: str
     fold: Callable[[OpCall], object] | None = None
+    namespace: str = "pl"
+
+    @property
+    def qualname(self) -> str:
+        """``pl.add``, ``dx.cube``: how users spell the op (and how messages name it)."""
+        return f"{self.namespace}.{self.name}"
+
+    @property
+    def key(self) -> str:
+        """Its key: the name in ``OPS`` for ``pl`` ops, the qualified name in ``EXTENSION_OPS``."""
+        return self.name if self.namespace == "pl" else self.qualname
 
 
 # -- shared checks -------------------------------------------------------------------
@@ -390,32 +407,51 @@ OPS: dict[str, OpRule] = _table(
            "A typed scalar constant: pl.const(42, pl.INT64)."),
 )
 
-#: Printer dispatch: MLIR op name -> rule.
-BY_MLIR_NAME: dict[str, OpRule] = {rule.mlir_name: rule for rule in OPS.values()}
+#: Ops of extension namespaces by qualified name (``"dx.cube"``); see dsl_parser.extensions.
+EXTENSION_OPS: dict[str, OpRule] = {}
+
+#: Printer dispatch: MLIR op name -> rule (of either table).
+BY_MLIR_NAME: dict[str, OpRule] = {rule.mlir_name: rule for rule in OPS.values()
+                                   if rule.mlir_name is not None}
+
+
+def lookup(key: str) -> OpRule:
+    """The rule of ``pl.<key>`` or of the extension op ``key`` (``"dx.cube"``)."""
+    rule = OPS.get(key)
+    return rule if rule is not None else EXTENSION_OPS[key]
 
 
 def register(rule: OpRule) -> None:
-    """Add ``pl.<rule.name>`` (for downstream packages; built-in ops are entries of ``OPS``).
+    """Add ``pl.<rule.name>`` to ``OPS`` (or ``<namespace>.<name>`` to ``EXTENSION_OPS``).
 
-    The parser, the printer and the ``pl`` namespace pick it up at once."""
-    if rule.name in OPS or rule.mlir_name in BY_MLIR_NAME:
-        raise ValueError(f"pl.{rule.name} / {rule.mlir_name} is already registered")
-    OPS[rule.name] = rule
-    BY_MLIR_NAME[rule.mlir_name] = rule
+    The parser, the printer and the namespace pick it up at once. Downstream
+    packages normally register through ``dsl_parser.extensions``."""
+    table = OPS if rule.namespace == "pl" else EXTENSION_OPS
+    if rule.key in table or (rule.mlir_name is not None and rule.mlir_name in BY_MLIR_NAME):
+        raise ValueError(f"{rule.qualname} / {rule.mlir_name} is already registered")
+    table[rule.key] = rule
+    if rule.mlir_name is not None:
+        BY_MLIR_NAME[rule.mlir_name] = rule
 
 
 def unregister(name: str) -> None:
-    """Remove an op added with ``register``."""
-    rule = OPS.pop(name)
-    BY_MLIR_NAME.pop(rule.mlir_name, None)
+    """Remove an op added with ``register`` (``name`` is its key: ``"empty"``, ``"dx.cube"``)."""
+    rule = OPS.pop(name) if name in OPS else EXTENSION_OPS.pop(name)
+    if rule.mlir_name is not None and BY_MLIR_NAME.get(rule.mlir_name) is rule:
+        del BY_MLIR_NAME[rule.mlir_name]
 
 
-def unknown_op_hint(name: str) -> str | None:
-    """'did you mean pl.matmul?' for a misspelled op name."""
+def unknown_op_hint(name: str, namespace: str = "pl") -> str | None:
+    """'did you mean pl.matmul?' for a misspelled op name (of ``namespace``)."""
     import difflib
 
-    close = difflib.get_close_matches(name, [*OPS, "range", "unroll", "yield_"], n=1)
-    return f"did you mean pl.{close[0]}?" if close else None
+    if namespace == "pl":
+        names = [*OPS, "range", "unroll", "yield_"]
+    else:
+        names = [rule.name for rule in EXTENSION_OPS.values() if rule.namespace == namespace]
+    close = difflib.get_close_matches(name, names, n=1)
+    return f"did you mean {namespace}.{close[0]}?" if close else None
 
 
-__all__ = ["BY_MLIR_NAME", "OPS", "Arg", "OpCall", "OpRule", "Param", "register", "unregister"]
+__all__ = ["BY_MLIR_NAME", "EXTENSION_OPS", "OPS", "Arg", "OpCall", "OpRule", "Param", "lookup",
+           "register", "unregister"]

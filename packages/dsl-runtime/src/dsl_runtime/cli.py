@@ -170,12 +170,33 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
     except ImportError as err:
         ok = False
         print(f"toolchain: dsl_mlir failed to import: {err}")
+    ok = _doctor_extensions() and ok
     root = cache.root()
     writable = _writable(root)
     print(f"cache: {root} ({'enabled' if cache.enabled() else 'disabled'}, "
           f"{'writable' if writable else 'NOT writable'})")
     print(f"host target: {keys.host_target()}")
     return 0 if ok and writable else 1
+
+
+def _doctor_extensions() -> bool:
+    """Print the installed dsl extensions; False when one failed to load."""
+    import warnings
+
+    try:
+        from dsl_parser import extensions
+    except ImportError:
+        return False  # already reported as an incompatible sibling
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", extensions.ExtensionWarning)
+        active, failed = extensions.active(), extensions.failures()
+    print(f"extensions: {len(active)} active" + (f", {len(failed)} FAILED" if failed else ""))
+    for name, ext in sorted(active.items()):
+        print(f"  {name} {ext.version or '(unversioned)'}: namespaces "
+              f"{', '.join(ext.namespaces) or '-'}; ops {', '.join(ext.ops) or '-'}")
+    for message in failed.values():
+        print(f"  {message}")
+    return not failed
 
 
 def _writable(path: Path) -> bool:

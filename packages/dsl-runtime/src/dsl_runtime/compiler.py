@@ -68,13 +68,18 @@ def parse(fn: Any, overrides: Mapping[str, Any], options: CompileOptions, ctx: A
 
 def lower_and_jit(name: str, module: Any, options: CompileOptions,
                   timings: dict[str, float], parsed: Any = None) -> tuple[Any, Any]:
-    """(lowered module, ExecutionEngine); failures point at the user's line."""
+    """(lowered module, ExecutionEngine); failures point at the user's line.
+
+    Extension ops are lowered first by their Python rules
+    (``dsl_parser.extensions.lower_extensions``), then the pipeline runs."""
     import dsl_mlir
+    from dsl_parser.extensions import lower_extensions
 
     settings = knobs.read()
     dump = settings.dump_dir / name if settings.dump_dir else None
     t = time.perf_counter()
     try:
+        module = lower_extensions(module)
         lowered = dsl_mlir.lower(module, options.pipeline, options.pipeline_options, dump_dir=dump)
     except dsl_mlir.MLIRDiagnosticError as err:
         mapper = getattr(parsed, "error_from_mlir", None)

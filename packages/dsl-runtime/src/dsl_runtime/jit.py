@@ -160,7 +160,8 @@ class JitFunction:
         self.timings = timings
         if disk_key is not None:
             cache.store(disk_key, compiled.abi, compiled.artifacts.dsl, compiled.artifacts.lowered,
-                        {"versions": dict(keys.component_versions())})
+                        {"versions": dict(keys.component_versions()),
+                         "extensions": dict(keys.extension_versions())})
         return compiled
 
     def compile(self, *args: Any, **kwargs: Any) -> CompiledFunction:

@@ -17,13 +17,18 @@ _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
 
 @cache
 def component_versions() -> tuple[tuple[str, str], ...]:
-    """Versions of every layer (a change in any invalidates cached code)."""
+    """Versions of every layer, plus the MLIR release and the ``dsl`` dialect version that
+    dsl-mlir embeds (a change in any invalidates cached code)."""
     found = [("dsl-runtime", __version__)]
     for dist in _COMPONENTS:
         try:
             found.append((dist, metadata.version(dist)))
         except metadata.PackageNotFoundError:
             found.append((dist, "missing"))
+    from dsl_mlir import _version as mlir_version
+
+    found.append(("mlir", str(getattr(mlir_version, "MLIR_VERSION", "unknown"))))
+    found.append(("dsl-dialect", str(getattr(mlir_version, "DIALECT_VERSION", "unknown"))))
     return tuple(found)
 
 
@@ -83,9 +88,17 @@ def module_identity(parsed: Any) -> str:
     return f"{parsed.name}\n{parsed.module.operation.get_asm(enable_debug_info=True)}"
 
 
+def extension_versions() -> tuple[tuple[str, str], ...]:
+    """(name, version) of every active dsl extension (their lowering rules shape the code)."""
+    from dsl_parser import extensions
+
+    return extensions.fingerprint()
+
+
 def digest(*parts: object) -> str:
+    """The disk-cache key: ``parts`` plus every layer's and extension's version and the host."""
     h = hashlib.sha256()
-    for part in (*parts, component_versions(), host_target()):
+    for part in (*parts, component_versions(), extension_versions(), host_target()):
         h.update(repr(part).encode())
         h.update(b"\0")
     return h.hexdigest()

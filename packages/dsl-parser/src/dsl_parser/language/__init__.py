@@ -55,7 +55,8 @@ unroll = _ControlBuiltin("unroll", "like pl.range; the loop keeps the 'unroll' k
 yield_ = _ControlBuiltin("yield_",
                          "x = pl.yield_(value): the value a loop body or branch passes out")
 
-# One marker per op of the table: pl.add, pl.matmul, ... (adding an op adds its name here).
+# One marker per op of the table: pl.add, pl.matmul, ... (adding an op adds its name here;
+# the ops of an extension live in its own namespace module, see dsl_parser.extensions).
 globals().update({_name: _OpBuiltin(_name, _rule.doc) for _name, _rule in _OPS.items()})
 
 

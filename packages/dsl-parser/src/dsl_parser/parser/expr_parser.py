@@ -20,8 +20,9 @@ from ..errors import (
     UndefinedVariableError,
     UnsupportedFeatureError,
 )
+from ..extensions.registry import namespace_of_module
 from ..markers import ControlBuiltin, OpBuiltin
-from ..ops import OPS, unknown_op_hint
+from ..ops import lookup, unknown_op_hint
 from ..types import TensorType
 from ..values import TypedValue
 from .call_parser import CallParser, MethodRef
@@ -83,9 +84,12 @@ class ExprParser:
             return getattr(base, node.attr)
         except AttributeError:
             pass
-        if isinstance(base, ModuleType) and base.__name__ == "dsl_parser.language":
-            self.error(node, InvalidOperationError, f"unknown operation 'pl.{node.attr}'",
-                       hint=unknown_op_hint(node.attr))
+        if isinstance(base, ModuleType):
+            alias = "pl" if base.__name__ == "dsl_parser.language" \
+                else namespace_of_module(base.__name__)
+            if alias is not None:
+                self.error(node, InvalidOperationError, f"unknown operation '{alias}.{node.attr}'",
+                           hint=unknown_op_hint(node.attr, alias))
         self.error(node, UndefinedVariableError,
                    f"'{ast.unparse(node.value)}' has no attribute '{node.attr}'")
 
@@ -125,7 +129,7 @@ class ExprParser:
             kwargs[keyword.arg] = visit(keyword.value)
             kw_nodes[keyword.arg] = keyword
         if isinstance(func, OpBuiltin):
-            return self.ops.call(OPS[func.name], node, args, kwargs, node.args, kw_nodes)
+            return self.ops.call(lookup(func.name), node, args, kwargs, node.args, kw_nodes)
         if isinstance(func, MethodRef):
             return self.calls.call(func, node, args, kwargs)
         if isinstance(func, ControlBuiltin) or func is range:

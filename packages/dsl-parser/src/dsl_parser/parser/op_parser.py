@@ -76,7 +76,7 @@ class OpParser:
         params = rule.params
         if len(args) > len(params):
             self.error(node, InvalidOperationError,
-                       f"pl.{rule.name} takes {len(params)} arguments, {len(args)} given")
+                       f"{rule.qualname} takes {len(params)} arguments, {len(args)} given")
         bound: dict[str, object] = {}
         nodes: dict[str, ast.AST] = {}
         for param, value, arg_node in zip(params, args, arg_nodes, strict=False):
@@ -85,17 +85,17 @@ class OpParser:
         for key, value in kwargs.items():
             if key not in names:
                 self.error(by_name.get(key, node), InvalidOperationError,
-                           f"pl.{rule.name} has no parameter '{key}'",
+                           f"{rule.qualname} has no parameter '{key}'",
                            hint=f"its parameters are: {', '.join(p.name for p in params)}")
             if key in bound:
                 self.error(by_name[key], InvalidOperationError,
-                           f"pl.{rule.name} got two values for '{key}'")
+                           f"{rule.qualname} got two values for '{key}'")
             bound[key], nodes[key] = value, getattr(by_name[key], "value", by_name[key])
         for param in params:
             if param.name not in bound:
                 if param.default is REQUIRED:
                     self.error(node, InvalidOperationError,
-                               f"pl.{rule.name} is missing its argument '{param.name}'")
+                               f"{rule.qualname} is missing its argument '{param.name}'")
                 bound[param.name] = param.default
                 continue
             bound[param.name] = self._check(rule, param, bound[param.name], nodes[param.name])
@@ -107,7 +107,7 @@ class OpParser:
             ok = False
         if not ok:
             self.error(node, ParserTypeError,
-                       f"pl.{rule.name}: argument '{param.name}' must be {param.kind.value}, "
+                       f"{rule.qualname}: argument '{param.name}' must be {param.kind.value}, "
                        f"got {_describe(value)}")
         return converted
 

@@ -1,17 +1,25 @@
 """DSL source text: its module-level names and its one decorated definition.
 
 Nothing in the text is executed. ``import dsl_parser.language as pl`` (or any
-``import ... as pl``) binds ``pl``; simple module-level assignments such as
-``N = 64`` or ``M = pl.dynamic("M")`` are evaluated like annotations; other
-statements are ignored.
+``import ... as pl``) binds ``pl``; ``import downstream_ext.language as dx`` binds
+the namespace module of an installed extension (``dsl_parser.extensions``);
+simple module-level assignments such as ``N = 64`` or ``M = pl.dynamic("M")``
+are evaluated like annotations; other statements are ignored.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 from typing import Any
 
-from ..errors import ParserError, ParserSyntaxError, UnsupportedFeatureError
+from ..errors import (
+    ParserError,
+    ParserSyntaxError,
+    UndefinedVariableError,
+    UnsupportedFeatureError,
+)
+from ..extensions.registry import namespace_of_module
 from .evaluator import MISSING, Evaluator
 from .function_parser import FunctionSource
 from .source import SourceTracker
@@ -54,7 +62,10 @@ class TextModule:
     def _collect_globals(self) -> None:
         resolver = TypeResolver(self.src, self._lookup)
         for stmt in self.tree.body:
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    self._bind_import(alias)
+            elif isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:
                     if alias.asname == "pl" or alias.name == "pl":
                         self.globals["pl"] = _language()
@@ -64,6 +75,18 @@ class TextModule:
                     self.globals[stmt.targets[0].id] = resolver.value(stmt.value)
                 except (ParserError, KeyError):
                     continue
+
+    def _bind_import(self, alias: ast.alias) -> None:
+        """``import ... as pl`` binds pl; ``import <extension namespace module> as dx`` binds
+        that installed module (the text itself is never executed)."""
+        if alias.asname == "pl" or alias.name == "pl":
+            self.globals["pl"] = _language()
+        elif alias.asname is not None and namespace_of_module(alias.name) is not None:
+            try:
+                self.globals[alias.asname] = importlib.import_module(alias.name)
+            except ImportError as exc:
+                self.src.error(alias, UndefinedVariableError,
+                               f"cannot import the extension namespace {alias.name}: {exc}")
 
     # -- the definition ------------------------------------------------------------------------
     def single_definition(self, name: str) -> tuple[str, ast.AST, dict[str, Any]]:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .._mlir import Operation, ir
+from ..extensions.registry import NAMESPACES
 from ..function import Function, Program
+from ..ops import BY_MLIR_NAME
 from ..types import Dynamic, PlType, TensorType, from_mlir
 from .function_printer import INDENT, FunctionPrinter
 
@@ -60,8 +63,23 @@ def _dims_of(functions: Iterable[Function]) -> list[str]:
     return _dynamic_names(types)
 
 
-def _module_text(dims: list[str], body: list[str]) -> str:
-    lines = [HEADER, ""]
+def _imports(functions: Iterable[Function]) -> list[str]:
+    """``import dsl_parser.language as pl`` and one import per extension namespace used."""
+    aliases: set[str] = set()
+
+    def visit(op: Operation) -> object:
+        rule = BY_MLIR_NAME.get(op.name)
+        if rule is not None and rule.namespace != "pl":
+            aliases.add(rule.namespace)
+        return ir.WalkResult.ADVANCE
+
+    for fn in functions:
+        fn.func_op.operation.walk(visit)
+    return [HEADER] + [f"import {NAMESPACES[alias]} as {alias}" for alias in sorted(aliases)]
+
+
+def _module_text(dims: list[str], body: list[str], imports: list[str]) -> str:
+    lines = [*imports, ""]
     lines += [f'{d} = pl.dynamic("{d}")' for d in dims]
     lines += ["", ""] if dims else [""]
     return "\n".join(lines + body) + "\n"
@@ -73,7 +91,7 @@ def print_function(fn: Function, concise: bool = False) -> str:
     lines = _function_lines(fn, concise, fn.program is not None, set(dims))
     if fn.program is not None:
         return "\n".join(lines) + "\n"
-    return _module_text(dims, lines)
+    return _module_text(dims, lines, _imports([fn]))
 
 
 def print_program(program: Program, concise: bool = False) -> str:
@@ -85,4 +103,4 @@ def print_program(program: Program, concise: bool = False) -> str:
             body.append("")
         body += [INDENT + line if line else line
                  for line in _function_lines(fn, concise, True, set(dims))]
-    return _module_text(dims, body)
+    return _module_text(dims, body, _imports(program.functions.values()))

@@ -1,0 +1,219 @@
+"""The extension registry: what downstream packages add, who added it, and discovery.
+
+An extension is a callable ``register(registry: ExtensionRegistry) -> None``
+published in the entry-point group ``dsl.extensions`` (or passed to
+``activate``). It declares its namespaces, ops, IRDL dialects and lowering
+rules through the registry it receives; if it raises, everything it added is
+removed again and an ``ExtensionWarning`` names it: the core keeps working.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import ops
+from .._mlir import Operation, Value
+
+#: The entry-point group that installed extensions publish ``register`` in.
+ENTRY_POINT_GROUP = "dsl.extensions"
+
+#: A lowering rule: called with the extension op (insertion point before it, its location
+#: active), returns the values that replace its results.
+LoweringFn = Callable[[Operation], Sequence[Value]]
+
+
+class ExtensionWarning(UserWarning):
+    """An installed extension failed to load (it is disabled; the core keeps working)."""
+
+
+@dataclass
+class Extension:
+    """One active extension and everything it registered."""
+
+    name: str
+    version: str | None
+    origin: str
+    namespaces: list[str] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)
+    dialects: list[str] = field(default_factory=list)
+    lowerings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """An IRDL dialect (``irdl`` is the text of its ``irdl.dialect`` module)."""
+
+    name: str
+    irdl: str
+    extension: str
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """A Python lowering rule for one op name."""
+
+    op_name: str
+    fn: LoweringFn
+    extension: str
+
+
+#: alias -> module of every extension namespace (``"dx" -> "downstream_ext.language"``).
+NAMESPACES: dict[str, str] = {}
+#: dialect name -> Dialect.
+DIALECTS: dict[str, Dialect] = {}
+#: op name -> Lowering.
+LOWERINGS: dict[str, Lowering] = {}
+
+_ACTIVE: dict[str, Extension] = {}
+_FAILED: dict[str, str] = {}
+_LOCK = threading.RLock()
+_DISCOVERED = False
+
+
+class ExtensionRegistry:
+    """What an extension's ``register(registry)`` receives: each call records what it adds."""
+
+    def __init__(self, extension: Extension) -> None:
+        self.extension = extension
+
+    def namespace(self, alias: str, module: str) -> None:
+        """Declare the DSL namespace ``alias`` (``dx``), importable as ``module``."""
+        if not alias.isidentifier() or alias == "pl":
+            raise ValueError(f"invalid namespace alias {alias!r}")
+        if NAMESPACES.get(alias, module) != module:
+            raise ValueError(f"namespace {alias!r} is already taken by {NAMESPACES[alias]}")
+        NAMESPACES[alias] = module
+        self.extension.namespaces.append(alias)
+
+    def op(self, rule: ops.OpRule) -> None:
+        """Add an op (``rule.namespace`` must be one of this extension's namespaces)."""
+        if rule.namespace not in self.extension.namespaces:
+            raise ValueError(f"{rule.qualname}: declare the namespace {rule.namespace!r} "
+                             "first (registry.namespace(alias, module))")
+        ops.register(rule)
+        self.extension.ops.append(rule.key)
+
+    def dialect(self, name: str, irdl: str) -> None:
+        """Add an IRDL dialect, loaded into every context that builds or parses its ops."""
+        from .dialects import validate
+
+        if name in DIALECTS:
+            raise ValueError(f"dialect {name!r} is already registered by "
+                             f"extension {DIALECTS[name].extension!r}")
+        validate(name, irdl)
+        DIALECTS[name] = Dialect(name, irdl, self.extension.name)
+        self.extension.dialects.append(name)
+
+    def lowering(self, op_name: str, fn: LoweringFn) -> None:
+        """Lower ``op_name`` with ``fn`` before dsl-mlir's pipeline runs."""
+        if op_name in LOWERINGS:
+            raise ValueError(f"{op_name} already has a lowering (extension "
+                             f"{LOWERINGS[op_name].extension!r})")
+        LOWERINGS[op_name] = Lowering(op_name, fn, self.extension.name)
+        self.extension.lowerings.append(op_name)
+
+
+def _rollback(ext: Extension) -> None:
+    for key in ext.ops:
+        if key in ops.OPS or key in ops.EXTENSION_OPS:
+            ops.unregister(key)
+    for alias in ext.namespaces:
+        NAMESPACES.pop(alias, None)
+    for name in ext.dialects:
+        DIALECTS.pop(name, None)
+    for op_name in ext.lowerings:
+        LOWERINGS.pop(op_name, None)
+
+
+def _warn(name: str, origin: str, exc: BaseException) -> None:
+    message = (f"dsl extension {name!r} ({origin}) failed to load and is disabled: "
+               f"{type(exc).__name__}: {exc}")
+    _FAILED[name] = message
+    warnings.warn(message, ExtensionWarning, stacklevel=3)
+
+
+def activate(register: Callable[[ExtensionRegistry], Any], *, name: str,
+             version: str | None = None, origin: str | None = None) -> bool:
+    """Run ``register(registry)`` once for the extension ``name``; True when it is active.
+
+    Idempotent: a second call with the same name does nothing. If ``register``
+    raises, what it registered is removed and an ``ExtensionWarning`` names it.
+    """
+    with _LOCK:
+        if name in _ACTIVE:
+            return True
+        ext = Extension(name, version, origin or f"{getattr(register, '__module__', '?')}:"
+                                                  f"{getattr(register, '__qualname__', '?')}")
+        try:
+            register(ExtensionRegistry(ext))
+        except Exception as exc:
+            _rollback(ext)
+            _warn(name, ext.origin, exc)
+            return False
+        _ACTIVE[name] = ext
+        _FAILED.pop(name, None)
+        return True
+
+
+def deactivate(name: str) -> None:
+    """Remove an active extension and everything it registered (for tests and tools)."""
+    with _LOCK:
+        ext = _ACTIVE.pop(name)
+        _rollback(ext)
+
+
+def _entry_points() -> Iterable[Any]:
+    from importlib.metadata import entry_points
+
+    return entry_points(group=ENTRY_POINT_GROUP)
+
+
+def load() -> None:
+    """Activate every installed extension (entry-point group ``dsl.extensions``), once."""
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    with _LOCK:
+        if _DISCOVERED:
+            return
+        _DISCOVERED = True
+        for ep in _entry_points():
+            if ep.name in _ACTIVE:
+                continue
+            dist = getattr(ep, "dist", None)
+            version = getattr(dist, "version", None)
+            origin = f"entry point {ep.value}" + (f" of {dist.name} {version}" if dist else "")
+            try:
+                register = ep.load()
+            except Exception as exc:
+                _warn(ep.name, origin, exc)
+                continue
+            activate(register, name=ep.name, version=version, origin=origin)
+
+
+def active() -> dict[str, Extension]:
+    """The active extensions by name (loads the installed ones first)."""
+    load()
+    return dict(_ACTIVE)
+
+
+def failures() -> dict[str, str]:
+    """Extensions that failed to load: name -> the warning's message."""
+    load()
+    return dict(_FAILED)
+
+
+def fingerprint() -> tuple[tuple[str, str], ...]:
+    """(name, version) of every active extension: part of the runtime's cache keys."""
+    load()
+    return tuple(sorted((e.name, e.version or "unversioned") for e in _ACTIVE.values()))
+
+
+def namespace_of_module(module: str) -> str | None:
+    """The alias of the extension namespace importable as ``module`` (None if there is none)."""
+    load()
+    return next((alias for alias, name in NAMESPACES.items() if name == module), None)

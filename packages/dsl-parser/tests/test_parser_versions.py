@@ -1,0 +1,71 @@
+"""dsl-parser's own version and its import-time check of dsl-mlir."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import dsl_parser
+from dsl_parser._compat import check_siblings
+from dsl_parser._version import SIBLINGS
+
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+
+# Runs ``import dsl_parser`` with importlib.metadata reporting FAKE for dsl-mlir.
+SCRIPT = textwrap.dedent("""
+    import importlib.metadata as md, sys
+    real = md.version
+    def version(dist):
+        if dist == "dsl-mlir":
+            if FAKE is None:
+                raise md.PackageNotFoundError(dist)
+            return FAKE
+        return real(dist)
+    md.version = version
+    if FAKE is None:
+        sys.modules["dsl_mlir"] = None  # not importable either
+    try:
+        import dsl_parser
+    except ImportError as err:
+        print("ERROR", err)
+    print("MLIR_IMPORTED", isinstance(sys.modules.get("dsl_mlir"), type(sys)))
+""")
+
+
+def _import_with(fake: str | None) -> str:
+    code = f"FAKE = {fake!r}\n" + SCRIPT
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_an_out_of_range_dsl_mlir_fails_before_it_is_imported() -> None:
+    out = _import_with("0.3.0")
+    v = dsl_parser.__version__
+    assert f"ERROR dsl-parser {v} needs dsl-mlir>=0.1,<0.2 but dsl-mlir 0.3.0 is installed; " \
+           f"fix: pip install 'dsl-mlir>=0.1,<0.2' (or a dsl-parser release that supports " \
+           f"dsl-mlir 0.3.0)" in out
+    assert "MLIR_IMPORTED False" in out
+
+
+def test_a_missing_dsl_mlir_names_the_fix() -> None:
+    out = _import_with(None)
+    assert f"ERROR dsl-parser {dsl_parser.__version__} needs dsl-mlir>=0.1,<0.2, which is not " \
+           "installed; fix: pip install 'dsl-mlir>=0.1,<0.2'" in out
+
+
+def test_an_in_range_dsl_mlir_imports() -> None:
+    out = _import_with("0.1.7")
+    assert "ERROR" not in out and "MLIR_IMPORTED True" in out
+    assert check_siblings() == {"dsl-mlir": dsl_parser._mlir.DSL_MLIR_VERSION}
+
+
+def test_pyproject_declares_the_version_and_the_ranges_the_check_uses() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads(PYPROJECT.read_text())["project"]
+    assert project["version"] == dsl_parser.__version__
+    declared = sorted(d for d in project["dependencies"] if d.startswith("dsl-"))
+    assert declared == sorted(f"{dist}>={low},<{high}" for dist, (low, high) in SIBLINGS.items())

@@ -1,0 +1,193 @@
+"""Each layer installs and works on its own, from wheels, in a fresh virtual environment.
+
+Slow: builds the pure-Python wheels (and dsl-mlir's, reusing the incremental
+build dir build/dsl-mlir, as packages/dsl-mlir/tests/test_mlir_wheel.py does)
+and creates venvs under build/test-venvs/layer-*. Our packages come from the
+wheel folder only (``pip --isolated --no-index --find-links``); numpy, pydantic
+and the test tools come from the index, at the pins of ci/requirements-dev.txt.
+
+* ``DSL_WHEEL_DIR=dist`` checks the four wheels of ``make wheels`` instead of
+  building them (``make check-wheels`` does this);
+* ``DSL_MLIR_WHEEL=path.whl`` reuses an already built dsl-mlir wheel.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[3]
+WORK = REPO / "build" / "test-venvs"
+PURE = ("dsl-core", "dsl-parser", "dsl-runtime")
+EXTENSION = REPO / "examples" / "downstream-ext"
+
+
+def _run(cmd: list[str | Path], **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, check=False,
+                          **kw)  # type: ignore[call-overload]
+
+
+def _ok(cmd: list[str | Path], **kw: object) -> str:
+    proc = _run(cmd, **kw)
+    assert proc.returncode == 0, f"{cmd}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc.stdout
+
+
+def _pins(*names: str) -> list[str]:
+    pins = {}
+    for line in (REPO / "ci" / "requirements-dev.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            pins[line.split("==")[0].strip().lower()] = line.strip()
+    return [pins.get(n, n) for n in names]
+
+
+def _wheel(source: Path, out: Path, *extra: str) -> None:
+    _ok([sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-deps",
+         "-w", out, source, *extra])
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the four wheels of our packages and the example extension's."""
+    out = tmp_path_factory.mktemp("wheels")
+    given = os.environ.get("DSL_WHEEL_DIR")
+    if given:
+        for wheel in Path(given).glob("dsl_*.whl"):
+            shutil.copy(wheel, out)
+    else:
+        for name in PURE:
+            _wheel(REPO / "packages" / name, out)
+        mlir = os.environ.get("DSL_MLIR_WHEEL")
+        if mlir:
+            shutil.copy(mlir, out)
+        else:
+            _wheel(REPO / "packages" / "dsl-mlir", out, f"-Cbuild-dir={REPO / 'build' / 'dsl-mlir'}")
+    _wheel(EXTENSION, out)
+    names = sorted(w.name.split("-")[0] for w in out.glob("*.whl"))
+    assert names == ["downstream_ext", "dsl_core", "dsl_mlir", "dsl_parser", "dsl_runtime"], names
+    return out
+
+
+def _venv(name: str, wheels: Path, ours: list[str], index: list[str]) -> Path:
+    """A fresh venv with ``index`` from the package index and ``ours`` from ``wheels`` only."""
+    path = WORK / f"layer-{name}"
+    shutil.rmtree(path, ignore_errors=True)
+    _ok([sys.executable, "-m", "venv", path])
+    py = path / "bin" / "python"
+    if index:
+        _ok([py, "-m", "pip", "install", "-q", *_pins(*index)])
+    _ok([py, "-m", "pip", "install", "-q", "--isolated", "--no-index", "--find-links", wheels, *ours])
+    return py
+
+
+def _installed(py: Path) -> set[str]:
+    out = _ok([py, "-m", "pip", "list", "--format=freeze"])
+    return {line.split("==")[0].lower() for line in out.splitlines()}
+
+
+def _absent(py: Path, *modules: str) -> None:
+    code = f"import importlib.util as u; print([m for m in {modules!r} if u.find_spec(m)])"
+    assert _ok([py, "-c", code]).strip() == "[]"
+
+
+def test_dsl_core_alone_imports_and_passes_its_tests(wheels: Path) -> None:
+    py = _venv("core", wheels, ["dsl-core"], ["pytest", "hypothesis", "numpy"])
+    assert {"dsl-core"} == {d for d in _installed(py) if d.startswith("dsl")}
+    _absent(py, "dsl_mlir", "dsl_parser", "dsl_runtime")
+    smoke = textwrap.dedent("""
+        import dsl_core as dc
+        @dc.struct
+        class P:
+            a: dc.Int8
+            b: dc.Float64
+        assert (dc.dsl_size_of(P), dc.dsl_align_of(P), dc.offset_of(P, "b")) == (16, 8, 8)
+        print("CORE_OK", dc.__version__, dc.cache_signature(dc.Int32(3)))
+    """)
+    assert "CORE_OK" in _ok([py, "-c", smoke], cwd="/")
+    out = _ok([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", REPO / "packages/dsl-core/tests"],
+              cwd=REPO)
+    assert " passed" in out and "failed" not in out
+    assert "skipped" in out  # the tests that need dsl-mlir's IR skip themselves
+
+
+def test_dsl_mlir_alone_lowers_and_runs(wheels: Path) -> None:
+    py = _venv("mlir", wheels, ["dsl-mlir"], ["numpy"])
+    _absent(py, "dsl_core", "dsl_parser", "dsl_runtime")
+    script = textwrap.dedent("""
+        import ctypes, numpy as np, dsl_mlir
+        from dsl_mlir.runtime import get_ranked_memref_descriptor as desc
+        src = '''
+        func.func @f(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+          %0 = dsl.mul %x, %x : tensor<?xf32>
+          %1 = dsl.add %0, %y : tensor<?xf32>
+          return %1 : tensor<?xf32>
+        }'''
+        with dsl_mlir.context():
+            engine = dsl_mlir.jit(dsl_mlir.lower(dsl_mlir.parse_module(src)))
+        x = np.arange(8, dtype=np.float32); y = np.ones(8, np.float32); z = np.zeros(8, np.float32)
+        engine.invoke("f", *[ctypes.pointer(ctypes.pointer(desc(a))) for a in (x, y, z)])
+        assert (z == x * x + y).all(), z
+        print("MLIR_OK", dsl_mlir.__version__)
+    """)
+    assert "MLIR_OK" in _ok([py, "-c", script], cwd="/")
+
+
+def test_dsl_parser_works_without_the_runtime(wheels: Path) -> None:
+    py = _venv("parser", wheels, ["dsl-parser"], ["numpy"])
+    assert {"dsl-mlir", "dsl-parser"} == {d for d in _installed(py) if d.startswith("dsl")}
+    _absent(py, "dsl_core", "dsl_runtime")
+    script = textwrap.dedent("""
+        import dsl_mlir
+        import dsl_parser.language as pl
+        from dsl_parser import structural_equal
+
+        @pl.function
+        def f(x: pl.Tensor[[4, 8], pl.FP32], y: pl.Tensor[[4, 8], pl.FP32]) -> pl.Tensor[[4, 8], pl.FP32]:
+            return pl.add(pl.mul(x, 2.0), y)
+
+        assert "dsl.add" in str(f)
+        assert structural_equal(pl.parse(f.as_python()), f)
+        assert "llvm.func @f" in str(dsl_mlir.lower(f.module))
+        print("PARSER_OK")
+    """)
+    work = WORK / "layer-parser" / "kernel.py"  # @pl.function reads its source from a file
+    work.write_text(script)
+    assert "PARSER_OK" in _ok([py, work], cwd="/")
+
+
+def test_all_layers_and_an_extension_from_wheels_only(wheels: Path) -> None:
+    py = _venv("all", wheels, ["dsl-runtime", "downstream-ext"], ["numpy", "pydantic"])
+    assert {"dsl-core", "dsl-mlir", "dsl-parser", "dsl-runtime", "downstream-ext"} <= _installed(py)
+    script = textwrap.dedent("""
+        import numpy as np
+        import dsl_parser.language as pl
+        from dsl_runtime import jit
+
+        N = pl.dynamic("N")
+
+        @jit
+        def scale_add(x: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:
+            return pl.add(pl.mul(x, x), y)
+
+        x = np.arange(1000, dtype=np.float32); y = np.ones(1000, np.float32)
+        np.testing.assert_array_equal(scale_add(x, y), x * x + y)
+        print("RUNTIME_OK")
+    """)
+    work = WORK / "layer-all" / "kernel.py"
+    work.write_text(script)
+    env = {**os.environ, "DSL_CACHE_DIR": str(WORK / "layer-all" / "cache")}
+    assert "RUNTIME_OK" in _ok([py, work], cwd="/", env=env)
+    demo = _ok([py, REPO / "examples" / "downstream_ext_demo.py"], cwd="/", env=env)
+    assert "downstream_ext_demo ok: extension downstream-ext" in demo
+    doctor = _ok([py.parent / "dsl", "doctor"], cwd="/", env=env)
+    for needle in ("dsl-core", "dsl-mlir", "dsl-parser", "extensions: 1 active",
+                   "downstream-ext 0.3.0"):
+        assert needle in doctor, doctor
