@@ -92,3 +92,27 @@ def test_disable_switch(monkeypatch: pytest.MonkeyPatch, _isolated_cache: Path) 
     x = np.ones(3, np.float32)
     fresh(x, x)
     assert cache.entries() == []
+
+
+def _entry_files(cache_dir: Path) -> set[str]:
+    (entry,) = cache.entries()
+    return {p.name for p in entry.path.iterdir()}
+
+
+@pytest.mark.skipif(not __import__("shutil").which("cc"), reason="no C compiler driver")
+def test_native_code_is_cached_as_a_shared_library(_isolated_cache: Path) -> None:
+    run_child(_isolated_cache)
+    assert "kernel.so" in _entry_files(_isolated_cache)
+    assert run_child(_isolated_cache).startswith("SOURCE disk-cache")
+    (entry,) = cache.entries()
+    library = entry.path / "kernel.so"
+    library.write_bytes(library.read_bytes()[:1000])  # corrupted native code is never loaded
+    assert run_child(_isolated_cache).startswith("SOURCE compiled")
+
+
+def test_without_a_c_compiler_the_lowered_ir_is_cached(_isolated_cache: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    run_child(_isolated_cache)
+    assert "kernel.so" not in _entry_files(_isolated_cache)
+    assert run_child(_isolated_cache).startswith("SOURCE disk-cache")

@@ -15,8 +15,10 @@ import json
 import logging
 import os
 import shutil
+import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,8 @@ from .abi import KernelABI
 log = logging.getLogger("dsl_runtime.cache")
 LAYOUT = "v1"
 FILES = ("abi.json", "dsl.mlir", "lowered.mlir")
+#: Optional: the compiled code as a shared library (written when a C compiler driver is found).
+LIBRARY = "kernel.so"
 _reported: set[str] = set()
 
 
@@ -55,8 +59,33 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict[str, Any]) -> None:
-    """Write an entry atomically (a no-op when another process stored it first)."""
+def _link(dump: Callable[[str], None], folder: Path) -> bytes | None:
+    """The JIT's object code linked into a shared library, or None (no `cc`, or it failed)."""
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    if cc is None:
+        return None
+    obj, lib = folder / "kernel.o", folder / LIBRARY
+    try:
+        dump(str(obj))
+        subprocess.run([cc, "-shared", "-o", str(lib), str(obj), "-lm"], check=True,
+                       capture_output=True, timeout=120)
+        return lib.read_bytes()
+    except (OSError, subprocess.SubprocessError, RuntimeError) as err:
+        log.debug("not caching native code (%s)", err)
+        return None
+    finally:
+        obj.unlink(missing_ok=True)
+        lib.unlink(missing_ok=True)
+
+
+def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict[str, Any],
+          dump_object: Callable[[str], None] | None = None) -> None:
+    """Write an entry atomically (a no-op when another process stored it first).
+
+    ``dump_object(path)`` writes the JIT's object code; when given and a C compiler
+    driver exists, the entry also holds it as a shared library that loads in
+    well under a millisecond.
+    """
     final = _path(key)
     if final.exists():
         return
@@ -65,6 +94,9 @@ def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict
     try:
         blobs = {"abi.json": abi.model_dump_json(indent=1).encode(),
                  "dsl.mlir": dsl_text.encode(), "lowered.mlir": lowered_text.encode()}
+        library = _link(dump_object, tmp) if dump_object is not None else None
+        if library is not None:
+            blobs[LIBRARY] = library
         for name, data in blobs.items():
             (tmp / name).write_bytes(data)
         manifest = {"key": key, "function": abi.function, "created": time.time(),
@@ -83,14 +115,15 @@ def _report_once(key: str, why: str) -> None:
         log.debug("disk cache entry %s is unusable (%s); recompiling", key, why)
 
 
-def load(key: str) -> tuple[KernelABI, str, str] | None:
-    """``(abi, dsl_text, lowered_text)`` of a verified entry, or None."""
+def load(key: str) -> tuple[KernelABI, str, str, str | None] | None:
+    """``(abi, dsl_text, lowered_text, shared_library_path | None)`` of a verified entry, or None."""
     path = _path(key)
     if not path.is_dir():
         return None
     try:
         manifest = json.loads((path / "manifest.json").read_text())
-        blobs = {name: (path / name).read_bytes() for name in FILES}
+        names = FILES + ((LIBRARY,) if LIBRARY in manifest["files"] else ())
+        blobs = {name: (path / name).read_bytes() for name in names}
         for name, data in blobs.items():
             if manifest["files"][name] != _sha(data):
                 raise ValueError(f"{name} does not match its checksum")
@@ -101,7 +134,8 @@ def load(key: str) -> tuple[KernelABI, str, str] | None:
         _report_once(key, str(err))
         shutil.rmtree(path, ignore_errors=True)
         return None
-    return abi, blobs["dsl.mlir"].decode(), blobs["lowered.mlir"].decode()
+    library = str(path / LIBRARY) if LIBRARY in blobs else None
+    return abi, blobs["dsl.mlir"].decode(), blobs["lowered.mlir"].decode(), library
 
 
 def discard(key: str, why: str) -> None:

@@ -66,8 +66,23 @@ def parse(fn: Any, overrides: Mapping[str, Any], options: CompileOptions, ctx: A
                              context=ctx)
 
 
+def _engine(module: Any, opt_level: int, object_dump: bool) -> Any:
+    """An ExecutionEngine (optionally keeping its object code for the disk cache)."""
+    import dsl_mlir
+
+    if not object_dump:
+        return dsl_mlir.jit(module, opt_level=opt_level)
+    dsl_mlir.verify(module)
+    try:
+        return dsl_mlir.execution_engine.ExecutionEngine(module, opt_level=opt_level,
+                                                         enable_object_dump=True)
+    except (RuntimeError, dsl_mlir.ir.MLIRError) as err:
+        raise dsl_mlir.MLIRDiagnosticError(f"JIT compilation failed: {err}", ()) from None
+
+
 def lower_and_jit(name: str, module: Any, options: CompileOptions,
-                  timings: dict[str, float], parsed: Any = None) -> tuple[Any, Any]:
+                  timings: dict[str, float], parsed: Any = None,
+                  object_dump: bool = False) -> tuple[Any, Any]:
     """(lowered module, ExecutionEngine); failures point at the user's line.
 
     Extension ops are lowered first by their Python rules
@@ -89,7 +104,7 @@ def lower_and_jit(name: str, module: Any, options: CompileOptions,
     timings["lower"] = time.perf_counter() - t
     t = time.perf_counter()
     try:
-        engine = dsl_mlir.jit(lowered, opt_level=options.opt_level)
+        engine = _engine(lowered, options.opt_level, object_dump)
     except dsl_mlir.MLIRDiagnosticError as err:
         raise from_mlir(f"JIT compilation of {name} failed", err) from None
     timings["jit"] = time.perf_counter() - t
@@ -107,15 +122,33 @@ def make_kernel(abi: KernelABI, engine: Any) -> Any:
 
 
 def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mapping[str, Any],
-                   options: CompileOptions, timings: dict[str, float], ctx: Any) -> CompiledFunction:
-    """Lower, JIT and wrap an already parsed function."""
+                   options: CompileOptions, timings: dict[str, float], ctx: Any,
+                   object_dump: bool = False) -> CompiledFunction:
+    """Lower, JIT and wrap an already parsed function (``object_dump``: keep the
+    object code so that ``keepalive[-1].dump_to_object_file`` can write it)."""
     name = parsed.name
     abi = build_abi(name, specs, parsed.signature, constexprs, ctx)
     dsl_text = str(parsed.module)
-    lowered, engine = lower_and_jit(name, parsed.module, options, timings, parsed)
+    lowered, engine = lower_and_jit(name, parsed.module, options, timings, parsed, object_dump)
     kernel = make_kernel(abi, engine)
     return CompiledFunction(name, abi, kernel, Artifacts(dsl=dsl_text, lowered=str(lowered)),
                             timings, keepalive=(ctx, lowered, engine))
+
+
+def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: str) -> CompiledFunction:
+    """Rebuild a CompiledFunction from a cached shared library of the compiled code."""
+    import ctypes
+
+    from dsl_mlir._dispatch import PackedKernel
+
+    t = time.perf_counter()
+    lib = ctypes.CDLL(library)
+    address = ctypes.cast(getattr(lib, abi.packed_symbol), ctypes.c_void_p).value
+    slots, symbols = packed_plan(abi)
+    kernel = PackedKernel(address, slots, symbols, abi.function)
+    timings = {"load": time.perf_counter() - t}
+    return CompiledFunction(abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text),
+                            timings, keepalive=(lib,), source="disk-cache")
 
 
 def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import cache, keys
 from .compiled import CompiledFunction
-from .compiler import compile_parsed, load_lowered, parse
+from .compiler import compile_parsed, load_lowered, load_shared, parse
 from .errors import CompileError
 from .options import CompileOptions
 from .params import ParamSpec, constexpr_value, params_of_signature, read_params
@@ -138,8 +138,10 @@ class JitFunction:
         if disk_key is not None:
             hit = cache.load(disk_key)
             if hit is not None:
+                abi, dsl_text, lowered_text, library = hit
                 try:
-                    compiled = load_lowered(*hit, self.options)
+                    compiled = (load_shared(abi, dsl_text, lowered_text, library) if library
+                                else load_lowered(abi, dsl_text, lowered_text, self.options))
                 except Exception as err:  # verified but unloadable: recompile
                     cache.discard(disk_key, f"load failed: {err}")
                 else:
@@ -155,13 +157,15 @@ class JitFunction:
             t = time.perf_counter()
             parsed = parse(self._fn, overrides, self.options, ctx)
             timings["parse"] = time.perf_counter() - t
-        compiled = compile_parsed(parsed, self.specs, constexprs, self.options, timings, ctx)
+        compiled = compile_parsed(parsed, self.specs, constexprs, self.options, timings, ctx,
+                                  object_dump=disk_key is not None)
         timings["total"] = time.perf_counter() - start
         self.timings = timings
         if disk_key is not None:
             cache.store(disk_key, compiled.abi, compiled.artifacts.dsl, compiled.artifacts.lowered,
                         {"versions": dict(keys.component_versions()),
-                         "extensions": dict(keys.extension_versions())})
+                         "extensions": dict(keys.extension_versions())},
+                        dump_object=compiled.keepalive[-1].dump_to_object_file)
         return compiled
 
     def compile(self, *args: Any, **kwargs: Any) -> CompiledFunction:
