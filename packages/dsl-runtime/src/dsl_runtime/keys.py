@@ -92,7 +92,7 @@ def extension_versions() -> tuple[tuple[str, str], ...]:
     """(name, version) of every active dsl extension (their lowering rules shape the code)."""
     from dsl_parser import extensions
 
-    return extensions.fingerprint()
+    return extensions.declared_fingerprint()  # metadata only: no extension code runs here
 
 
 def digest(*parts: object) -> str:

@@ -32,6 +32,7 @@ from .registry import LoweringFn as LoweringFn
 from .registry import activate as activate
 from .registry import active as active
 from .registry import deactivate as deactivate
+from .registry import declared_fingerprint as declared_fingerprint
 from .registry import failures as failures
 from .registry import fingerprint as fingerprint
 from .registry import load as load
@@ -46,8 +47,28 @@ from .rules import expose as expose
 from .rules import markers as markers
 
 __all__ = [
-    "BOOL", "ENTRY_POINT_GROUP", "F64", "I64", "Attr", "Extension", "ExtensionRegistry",
-    "ExtensionWarning", "LoweringFn", "activate", "active", "composite", "custom_op",
-    "deactivate", "ensure_dialect", "expose", "failures", "fingerprint", "load",
-    "lower_extensions", "markers", "namespace_of_module", "prepare_context",
+    "BOOL",
+    "ENTRY_POINT_GROUP",
+    "F64",
+    "I64",
+    "Attr",
+    "Extension",
+    "ExtensionRegistry",
+    "ExtensionWarning",
+    "LoweringFn",
+    "activate",
+    "active",
+    "composite",
+    "custom_op",
+    "deactivate",
+    "declared_fingerprint",
+    "ensure_dialect",
+    "expose",
+    "failures",
+    "fingerprint",
+    "load",
+    "lower_extensions",
+    "markers",
+    "namespace_of_module",
+    "prepare_context",
 ]

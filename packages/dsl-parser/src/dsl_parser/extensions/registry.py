@@ -213,6 +213,18 @@ def fingerprint() -> tuple[tuple[str, str], ...]:
     return tuple(sorted((e.name, e.version or "unversioned") for e in _ACTIVE.values()))
 
 
+def declared_fingerprint() -> tuple[tuple[str, str], ...]:
+    """(name, version) of every installed or active extension, from package metadata only.
+
+    Cheap (no extension code runs): what a cache key needs before anything is compiled.
+    """
+    found = {e.name: e.version or "unversioned" for e in _ACTIVE.values()}
+    for ep in _entry_points():
+        dist = getattr(ep, "dist", None)
+        found.setdefault(ep.name, getattr(dist, "version", None) or "unversioned")
+    return tuple(sorted(found.items()))
+
+
 def namespace_of_module(module: str) -> str | None:
     """The alias of the extension namespace importable as ``module`` (None if there is none)."""
     load()
