@@ -64,3 +64,20 @@ class Ops:
         a2 = self.square(a)
         b2 = self.square(b)
         return pl.add(a2, b2)
+
+
+@dc.struct
+class Affine:
+    scale: dc.Float32
+    shift: dc.Float32
+
+
+@dc.struct
+class Params:
+    aff: Affine
+    bias: dc.Float32
+
+
+@jit
+def affine(x: pl.Tensor[[N], pl.FP32], p: Params) -> pl.Tensor[[N], pl.FP32]:
+    return pl.add(pl.add(pl.mul(x, p.aff.scale), p.aff.shift), p.bias)

@@ -186,3 +186,18 @@ def test_jit_of_parsed_function_and_program_entry() -> None:
         jit(k.Ops)
     with pytest.raises(KeyError, match="has no function 'nope'"):
         jit(k.Ops, entry="nope")
+
+
+def test_struct_parameters_flatten_to_scalar_slots() -> None:
+    x = f32(1, 2, 3)
+    p = k.Params(k.Affine(2.0, 0.5), 10.0)
+    np.testing.assert_array_equal(k.affine(x, p), x * 2 + 0.5 + 10)
+    out = np.zeros(3, np.float32)
+    k.affine(x, k.Params(k.Affine(-1.0, 0.0), 1.0), out=out)  # values are read at each call
+    np.testing.assert_array_equal(out, -x + 1)
+    abi = k.affine.compile(x, p).abi
+    (struct,) = [q for q in abi.params if q.kind == "struct"]
+    assert [f.name for f in struct.fields] == ["p.aff.scale", "p.aff.shift", "p.bias"]
+    assert [s.kind for s in abi.slots()] == ["memref", "f32", "f32", "f32", "memref"]
+    with pytest.raises(TypeError, match="argument 'p' expects a Params struct, got Affine"):
+        k.affine(x, k.Affine(1.0, 2.0))

@@ -51,12 +51,13 @@ class Param(BaseModel):
     model_config = ConfigDict(frozen=True)
     name: str
     role: Literal["input", "output", "constexpr"]
-    kind: Literal["tensor", "scalar", "constexpr"]
+    kind: Literal["tensor", "scalar", "constexpr", "struct"]
     dtype: str | None = None
     shape: tuple[Dim, ...] | None = None
     mlir_type: str | None = None
     value: str | None = None  # repr of a Constexpr value
     slots: tuple[Slot, ...] = ()
+    fields: tuple[Param, ...] = ()  # a struct's scalar leaves ("p.a", ...), one slot each
 
 
 class KernelABI(BaseModel):
@@ -104,12 +105,12 @@ def _dims(shape: tuple[Dim, ...], symbols: tuple[str, ...], fresh: list[int]) ->
 
 def packed_plan(abi: KernelABI) -> tuple[list[tuple[str, int, str, list[int], bool]], tuple[str, ...]]:
     """``(slots, symbols)`` arguments of ``PackedKernel`` for this ABI."""
-    anonymous = sum(1 for p in (*abi.inputs, *abi.results) if p.shape
-                    for d in p.shape if d is None)
+    flat = [leaf for p in (*abi.inputs, *abi.results) for leaf in (p.fields or (p,))]
+    anonymous = sum(1 for p in flat if p.shape for d in p.shape if d is None)
     symbols = abi.symbols + tuple(f"?{i}" for i in range(anonymous))
     fresh = [0]
     plan = []
-    for param in (*abi.inputs, *abi.results):
+    for param in flat:
         kind = SLOT_KINDS.index(param.slots[0].kind)
         if param.kind == "tensor":
             assert param.dtype is not None and param.shape is not None

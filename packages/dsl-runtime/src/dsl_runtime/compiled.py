@@ -30,10 +30,12 @@ def _numpy_dtype(name: str) -> np.dtype[Any]:
 def _result_allocator(abi: KernelABI) -> Any:
     """A function (inputs) -> list of freshly allocated result arrays."""
     where: dict[str, tuple[int, int]] = {}
-    for i, p in enumerate(abi.inputs):
+    position = 0  # arguments are the inputs' slots, in order (a struct gives one per leaf)
+    for p in abi.inputs:
         for d, dim in enumerate(p.shape or ()):
             if isinstance(dim, str):
-                where.setdefault(dim, (i, d))
+                where.setdefault(dim, (position, d))
+        position += len(p.slots)
     plans = []
     for r in abi.results:
         assert r.shape is not None and r.dtype is not None

@@ -44,6 +44,13 @@ def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Any,
         if spec.kind == "constexpr":
             params.append(Param(name=spec.name, role="constexpr", kind="constexpr",
                                 value=repr(constexprs[spec.name])))
+        elif spec.kind == "struct":
+            leaves = tuple(_param(n, "input", t, ctx) for n, t in parsed.items()
+                           if n.startswith(spec.name + "."))
+            params.append(Param(name=spec.name, role="input", kind="struct",
+                                mlir_type=f"!struct<{spec.annotation.__qualname__}>",
+                                slots=tuple(s for leaf in leaves for s in leaf.slots),
+                                fields=leaves))
         else:
             params.append(_param(spec.name, "input", parsed[spec.name], ctx))
     results = tuple(_param(f"result{i}" if len(signature.results) > 1 else "result", "output",

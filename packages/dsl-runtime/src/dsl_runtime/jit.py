@@ -13,7 +13,7 @@ from .compiled import CompiledFunction
 from .compiler import compile_parsed, load_lowered, load_shared, parse
 from .errors import CompileError
 from .options import CompileOptions
-from .params import ParamSpec, constexpr_value, params_of_signature, read_params
+from .params import ParamSpec, constexpr_value, params_of_signature, read_params, struct_leaves
 
 
 def _pl() -> Any:
@@ -67,7 +67,12 @@ class JitFunction:
     def _call(self, args: tuple[Any, ...], kwargs: Mapping[str, Any], out: Any) -> Any:
         bound = self._bind(args, kwargs)
         compiled = self.specialization(bound)
-        runtime = [_as_buffer(v) for s, v in zip(self.specs, bound) if s.kind != "constexpr"]
+        runtime: list[Any] = []
+        for spec, value in zip(self.specs, bound):
+            if spec.kind == "struct":
+                runtime.extend(struct_leaves(spec, value, f"{self.name}()"))
+            elif spec.kind != "constexpr":
+                runtime.append(_as_buffer(value))
         if out is not None:
             out = tuple(_as_buffer(o) for o in out) if type(out) is tuple else _as_buffer(out)
         return compiled(*runtime, out=out)

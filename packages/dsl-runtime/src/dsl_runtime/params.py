@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import dsl_core as dc
 
-Kind = Literal["tensor", "scalar", "constexpr"]
+Kind = Literal["tensor", "scalar", "constexpr", "struct"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,8 @@ class ParamSpec:
 def _kind(name: str, annotation: Any, where: str) -> Kind:
     if isinstance(annotation, type) and issubclass(annotation, dc.Constexpr):
         return "constexpr"
+    if isinstance(annotation, type) and hasattr(annotation, "__dsl_fields__"):
+        return "struct"
     shape = getattr(annotation, "shape", inspect.Parameter.empty)
     if shape is not inspect.Parameter.empty and hasattr(annotation, "dtype"):
         return "tensor"
@@ -35,7 +37,7 @@ def _kind(name: str, annotation: Any, where: str) -> Kind:
         return "scalar"
     raise TypeError(
         f"{where}: parameter '{name}' has annotation {annotation!r}; expected pl.Tensor[...], "
-        f"pl.Scalar[...] or dc.Constexpr[T]")
+        f"pl.Scalar[...], a @dc.struct or dc.Constexpr[T]")
 
 
 def read_params(fn: Any) -> tuple[ParamSpec, ...]:
@@ -61,6 +63,27 @@ def params_of_signature(signature: Any) -> tuple[ParamSpec, ...]:
         kind: Kind = "tensor" if getattr(p.type, "shape", None) is not None else "scalar"
         specs.append(ParamSpec(p.name, kind, p.type))
     return tuple(specs)
+
+
+def struct_leaves(spec: ParamSpec, value: Any, where: str) -> list[Any]:
+    """The scalar leaves of a struct argument, in declaration order (nested structs flattened)."""
+    if not isinstance(value, spec.annotation):
+        raise TypeError(f"{where}: argument '{spec.name}' expects a {spec.annotation.__name__} "
+                        f"struct, got {type(value).__name__}")
+    return _leaves(value)
+
+
+def _leaves(value: Any) -> list[Any]:
+    out: list[Any] = []
+    for f in dc.fields_of(type(value)):
+        if f.constexpr:
+            continue
+        field = getattr(value, f.name)
+        if hasattr(type(field), "__dsl_fields__"):
+            out.extend(_leaves(field))
+        else:
+            out.append(getattr(field, "value", field))
+    return out
 
 
 def constexpr_value(spec: ParamSpec, value: Any, where: str) -> int | float | bool:

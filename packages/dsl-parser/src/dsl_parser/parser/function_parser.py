@@ -24,6 +24,7 @@ from .evaluator import Evaluator
 from .scopes import ScopeManager
 from .source import SourceTracker
 from .state import Callee, ParserState, Symbols
+from .structs import assemble, is_struct, leaf_args, leaves
 from .type_resolver import as_type
 
 
@@ -53,6 +54,7 @@ class FunctionParser:
         self.state = ParserState(source.src, builder, scopes, source.evaluator, source.strict,
                                  program=symbols, self_name="self" if source.is_method else None)
         self.params: list[tuple[ast.arg, PlType]] = []
+        self.structs: list[tuple[ast.arg, object]] = []  # struct parameters (annotation)
         self.constants: dict[str, object] = {}
         self.declared: list[PlType] | None = None
         self.results: list[PlType] | None = None
@@ -73,8 +75,8 @@ class FunctionParser:
             if isinstance(override, ConstValue):
                 self.constants[arg.arg] = override.value
                 self.state.scopes.define(arg.arg, override.value, arg)
-        self.params = [(arg, self._param_type(arg)) for arg in args
-                       if arg.arg not in self.constants]
+        self.params = [p for arg in args if arg.arg not in self.constants
+                       for p in self._param_entries(arg)]
         self.declared = self.state.types.results(self.node.returns)
         if self.declared is not None and all(_shaped(t) for t in self.declared):
             self.results = list(self.declared)
@@ -112,6 +114,20 @@ class FunctionParser:
             args = args[1:]
         return args
 
+    def _param_entries(self, arg: ast.arg) -> list[tuple[ast.arg, PlType]]:
+        """One entry per MLIR parameter: a struct parameter gives one per scalar leaf."""
+        annotation = self.source.annotations.get(arg.arg)
+        if isinstance(annotation, str) and isinstance(arg.annotation, ast.Name):
+            annotation = self.source.evaluator.resolve(arg.annotation.id)  # postponed annotations
+        if arg.arg in self.source.overrides or not is_struct(annotation):
+            return [(arg, self._param_type(arg))]
+        found = leaves(annotation, (arg.arg,))
+        if isinstance(found, str):
+            self.state.src.error(arg.annotation or arg, UnsupportedFeatureError,
+                                 f"parameter '{arg.arg}': {found}")
+        self.structs.append((arg, annotation))
+        return list(zip(leaf_args(arg, found), [leaf.type for leaf in found], strict=True))
+
     def _param_type(self, arg: ast.arg) -> PlType:
         override = self.source.overrides.get(arg.arg)
         t = as_type(override) if override is not None else self._annotation(arg)
@@ -143,8 +159,15 @@ class FunctionParser:
         state, b = self.state, self.state.builder
         entry = self.func_op.add_entry_block([state.src.loc(a) for a, _ in self.params])
         with b.at(entry), b.located(self.node):
+            leaf_values = {}
             for (arg, t), value in zip(self.params, entry.arguments, strict=False):
-                state.scopes.define(arg.arg, state.new(value, t, arg.arg), arg)
+                typed = state.new(value, t, arg.arg)
+                if "." in arg.arg:  # a struct leaf: reachable as an attribute of its struct
+                    leaf_values[arg.arg] = typed
+                else:
+                    state.scopes.define(arg.arg, typed, arg)
+            for arg, annotation in self.structs:
+                state.scopes.define(arg.arg, assemble(annotation, (arg.arg,), leaf_values), arg)
             self._bind_dims(entry)
             parser = ASTParser(state)
             returned = parser.parse_body(self.node.body)
