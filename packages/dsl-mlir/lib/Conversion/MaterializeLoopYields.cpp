@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 namespace mlir::dsl {
 #define GEN_PASS_DEF_DSLMATERIALIZELOOPYIELDS
@@ -24,10 +25,33 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `v` already is `dest` updated in place: a chain of
+/// destination-style ops (insert_slice, transfer_write, linalg, ...) and
+/// loops whose destinations lead back to `dest`. Such a value bufferizes
+/// into `dest`'s buffer by itself; wrapping it would be a read-after-write
+/// conflict.
+bool updatesInPlace(Value v, Value dest) {
+  while (v != dest) {
+    auto result = dyn_cast<OpResult>(v);
+    if (!result)
+      return false;
+    Operation *op = result.getOwner();
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
+      v = dps.getTiedOpOperand(result)->get();
+    } else if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      v = forOp.getInitArgs()[result.getResultNumber()];
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Make operand `idx` of terminator `term` be written into `dest`.
 void writeInto(Operation *term, unsigned idx, Value dest, scf::ForOp loop) {
   Value v = term->getOperand(idx);
-  if (v == dest || !isa<RankedTensorType>(v.getType()))
+  if (v == dest || !isa<RankedTensorType>(v.getType()) ||
+      updatesInPlace(v, dest))
     return;
   if (auto ifOp = v.getDefiningOp<scf::IfOp>()) {
     if (v.hasOneUse() && loop->isProperAncestor(ifOp) && !ifOp.getElseRegion().empty()) {

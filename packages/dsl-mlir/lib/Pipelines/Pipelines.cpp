@@ -3,9 +3,13 @@
 #include "dsl/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Async/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -22,24 +26,91 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse chains of elementwise linalg ops"),
       llvm::cl::init(true)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile linalg ops and turn the tiles into vector code "
+                     "(dsl-tile, dsl-vectorize); otherwise scalar loops, "
+                     "left to LLVM's loop vectorizer"),
+      llvm::cl::init(true)};
+  Option<int64_t> vectorSize{
+      *this, "vector-size",
+      llvm::cl::desc("Elements per vector step in the innermost loop of "
+                     "non-matmul ops"),
+      llvm::cl::init(16)};
+  ListOption<int64_t> matmulTileSizes{
+      *this, "matmul-tile-sizes",
+      llvm::cl::desc("Register tile M,N,K of matmuls, N a power of two "
+                     "(default 12 x two 64-byte vectors x 1: 12,32,1 in f32)")};
+  Option<int64_t> matmulKBlock{
+      *this, "matmul-k-block",
+      llvm::cl::desc("K block of matmuls with a larger static K, so that the "
+                     "streamed block of B stays in L2 (0: none)"),
+      llvm::cl::init(256)};
+  Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Run the outermost parallel loop of every op on several "
+                     "threads (scf.forall -> async-parallel-for); the JIT "
+                     "must load the dsl async runtime library"),
+      llvm::cl::init(false)};
+  Option<int64_t> numThreads{
+      *this, "num-threads",
+      llvm::cl::desc("Threads to split work for (0: ask the runtime)"),
+      llvm::cl::init(0)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Polynomial approximations of vector exp/log/tanh "
+                     "(otherwise libm calls per element)"),
+      llvm::cl::init(true)};
 };
 
-/// The textual pipeline behind `dsl-to-llvm-cpu` (documented in docs/abi.md).
+std::string listText(ArrayRef<int64_t> xs) {
+  std::string s;
+  for (auto [i, x] : llvm::enumerate(xs))
+    s += (i ? "," : "") + std::to_string(x);
+  return s;
+}
+
+/// The textual pipeline behind `dsl-to-llvm-cpu` (documented in
+/// docs/dialect.md).
 std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   std::string p = "inline,convert-dsl-to-linalg,canonicalize,";
   if (opts.fuseElementwise)
     p += "func.func(linalg-fuse-elementwise-ops),";
+  if (opts.vectorize) {
+    p += "func.func(dsl-tile{vector-size=" + std::to_string(opts.vectorSize);
+    p += " matmul-k-block=" + std::to_string(opts.matmulKBlock);
+    if (opts.parallel)
+      p += " parallel num-threads=" + std::to_string(opts.numThreads);
+    if (!opts.matmulTileSizes.empty())
+      p += " matmul-tile-sizes=" + listText(opts.matmulTileSizes);
+    p += "}),canonicalize,func.func(dsl-vectorize{approximate-math=";
+    p += opts.approximateMath ? "true" : "false";
+    p += "}),canonicalize,cse,";
+  }
   p += "dsl-materialize-loop-yields,"
        "one-shot-bufferize{bufferize-function-boundaries "
        "function-boundary-type-conversion=identity-layout-map},"
+       // Folds loop-carried buffers so that a result computed by a loop nest
+       // is returned as its allocation, which the next pass then replaces
+       // by the out-param (no copy).
+       "canonicalize,"
        "buffer-results-to-out-params{hoist-static-allocs hoist-dynamic-allocs modify-public-functions},"
        "ownership-based-buffer-deallocation,canonicalize,"
        "buffer-deallocation-simplification,bufferization-lower-deallocations,"
        "cse,canonicalize,dsl-lower-strided-copies,"
        "func.func(convert-linalg-to-loops),"
-       "dsl-emit-c-interface,"
+       "dsl-emit-c-interface,dsl-widen-bool-memrefs,";
+  if (opts.parallel) {
+    p += "scf-forall-to-parallel,async-parallel-for{async-dispatch num-workers=";
+    p += std::to_string(opts.numThreads > 0 ? opts.numThreads : -1);
+    p += " min-task-size=1},async-to-async-runtime,async-runtime-ref-counting,"
+         "async-runtime-ref-counting-opt,arith-expand,convert-async-to-llvm,";
+  }
+  p += "convert-vector-to-scf{full-unroll=true},"
        "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-       "finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
+       "math-extend-to-supported-types,"
+       "finalize-memref-to-llvm,convert-vector-to-llvm,"
+       "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
        "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
        "convert-ub-to-llvm,reconcile-unrealized-casts";
   return p;
@@ -73,6 +144,17 @@ void registerUpstreamPasses() {
   registerConvertFuncToLLVMPass();
   registerUBToLLVMConversionPass();
   registerReconcileUnrealizedCastsPass();
+  registerConvertVectorToSCF();
+  registerConvertVectorToLLVMPass();
+  registerConvertMathToLibmPass();
+  math::registerMathExtendToSupportedTypes();
+  registerSCFForallToParallelLoop();
+  registerAsyncParallelForPass();
+  registerAsyncToAsyncRuntimePass();
+  registerAsyncRuntimeRefCountingPass();
+  registerAsyncRuntimeRefCountingOptPass();
+  arith::registerArithExpandOpsPass();
+  registerConvertAsyncToLLVMPass();
 }
 
 } // namespace

@@ -2,7 +2,7 @@
 
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[KN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
 // CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 
 // CHECK-LABEL: func.func @add
@@ -25,11 +25,15 @@ func.func @div_int_dynamic(%a: tensor<?x8xi32>) -> tensor<?x8xi32> {
   return %0 : tensor<?x8xi32>
 }
 
+// A transposed B is copied transposed once (linalg.transpose, which
+// elementwise fusion leaves alone), then read row-wise by the contraction.
 // CHECK-LABEL: func.func @matmul_bt
+// CHECK-SAME: %{{.*}}: tensor<64x128xf16>, %[[B:.*]]: tensor<32x128xf16>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[B]] : tensor<32x128xf16>) outs(%{{.*}} : tensor<128x32xf16>) permutation = [1, 0]
 // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[F:.*]] = linalg.fill ins(%[[Z]] : f32)
-// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[BT]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]}
-// CHECK-SAME: outs(%[[F]] : tensor<64x32xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[KN]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%{{.*}}, %[[T]] : tensor<64x128xf16>, tensor<128x32xf16>) outs(%[[F]] : tensor<64x32xf32>)
 // CHECK: arith.extf
 // CHECK: arith.mulf
 // CHECK: arith.addf

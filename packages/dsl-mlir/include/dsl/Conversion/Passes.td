@@ -8,14 +8,18 @@ include "mlir/Pass/PassBase.td"
 def ConvertDslToLinalg : Pass<"convert-dsl-to-linalg"> {
   let summary = "Lower dsl ops to linalg, tensor and arith";
   let description = [{
-    Elementwise ops, casts and matmul become `linalg.generic` ops over
-    `tensor.empty` destinations (so that elementwise fusion applies);
-    `dsl.full` becomes `linalg.fill`; `dsl.slice` becomes
-    `tensor.extract_slice`.
+    Elementwise ops (with broadcasting in the indexing maps and scalars
+    used in the body), transposes, reductions, casts, arange and matmul
+    become `linalg.generic` ops over `tensor.empty` destinations (so that
+    elementwise fusion applies); `dsl.full` becomes `linalg.fill`;
+    reshapes become `tensor.collapse_shape`/`tensor.expand_shape`; slices,
+    `dsl.assemble` and `dsl.concat` become `tensor.extract_slice` /
+    `tensor.insert_slice`. See docs/dialect.md for each op.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
 }
 
 def DslEmitCInterface : Pass<"dsl-emit-c-interface", "::mlir::ModuleOp"> {
@@ -49,6 +53,92 @@ def DslMaterializeLoopYields : Pass<"dsl-materialize-loop-yields"> {
     would need run-time ownership tracking to free.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def DslWidenBoolMemrefs : Pass<"dsl-widen-bool-memrefs", "::mlir::ModuleOp"> {
+  let summary = "Store memrefs of i1 as one byte per element (numpy bool)";
+  let description = [{
+    MemRefToLLVM does not lower loads and stores of sub-byte element types,
+    while the C ABI of a tensor of i1 is one byte per element (numpy's
+    `bool_`). This pass retypes every memref of i1 (function signatures,
+    calls, scf ops, memref ops) to a memref of i8 with the same shape and
+    layout; loads become `load != 0` and stores store `extui`. The memref
+    descriptor (the ABI) is unchanged. Run after `convert-linalg-to-loops`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// CPU code generation: tiling for vectors, vectorization.
+//===----------------------------------------------------------------------===//
+
+def DslTileForVectors : Pass<"dsl-tile", "::mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops on tensors into vector-sized tiles";
+  let description = [{
+    Tiles every linalg op on tensors that `dsl-vectorize` can turn into
+    vector code: contractions (matmul) into a K block (`matmul-k-block`) and
+    register tiles of `matmul-tile-sizes` (M, N, K; by default 12 rows of two
+    AVX-512 vectors of the accumulator type: 12x32x1 for f32), row
+    reductions into partial reductions along the row, everything else into tiles of one
+    element in every loop but the innermost, which gets `vector-size`
+    elements (clamped to static sizes). Loops whose trip count is not a
+    multiple of the tile size are peeled, so that the main loop has static
+    tiles. The tiled ops carry `dsl.vector_sizes` for `dsl-vectorize`.
+    Ops that cannot become vector code are left alone: reductions with
+    several results (argmax), ops reading or writing i1 tensors (LLVM
+    packs vectors of i1 into bits, but a memref of i1 holds one byte per
+    element) and ops without loops.
+
+    With `parallel`, the outermost loop of every op whose first iterator is
+    parallel first becomes an `scf.forall` (one row, 1024 elements of a
+    1-D op, or an M block of a matmul per iteration), which the pipeline
+    turns into async tasks (`async-parallel-for`).
+  }];
+  let options = [
+    Option<"vectorSize", "vector-size", "int64_t", /*default=*/"16",
+           "Elements per tile in the innermost loop of non-matmul ops (a "
+           "power of two)">,
+    ListOption<"matmulTileSizes", "matmul-tile-sizes", "int64_t",
+               "Register tile M,N,K of contractions, N a power of two "
+               "(default: 12 x two 64-byte vectors of the accumulator x 1)">,
+    Option<"matmulKBlock", "matmul-k-block", "int64_t", /*default=*/"256",
+           "K block of contractions with a larger static K (0: none)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Distribute the outermost parallel loop of every op over threads "
+           "(an scf.forall around the vector tiles)">,
+    Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
+           "Threads the matmul M dimension is split for (0: this machine's "
+           "hardware threads)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def DslVectorize : Pass<"dsl-vectorize", "::mlir::func::FuncOp"> {
+  let summary = "Vectorize the ops tiled by dsl-tile and clean up";
+  let description = [{
+    Turns each linalg op tagged by `dsl-tile` into vector ops (masked when
+    its tile is dynamic), rewrites multiply-reduce chains as
+    `vector.contract`, hoists loop-invariant vector accumulators out of
+    their loops (so that a matmul's register tile stays in registers over
+    the K loop), lowers `vector.contract` to outer products (FMAs) and
+    `vector.multi_reduction` to elementwise ops plus reductions, and, with
+    `approximate-math`, replaces f32 (and f16/bf16, through f32) vector
+    `exp`, `log`, `tanh`, `rsqrt` by MLIR's polynomial approximations.
+  }];
+  let options = [
+    Option<"approximateMath", "approximate-math", "bool", /*default=*/"true",
+           "Use polynomial approximations for vector math">,
+    Option<"lowerVectorOps", "lower-vector-ops", "bool", /*default=*/"true",
+           "Lower vector.contract and vector.multi_reduction (off: stop "
+           "after vectorization and hoisting, to inspect them)">,
+  ];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 #endif // DSL_CONVERSION_PASSES_TD

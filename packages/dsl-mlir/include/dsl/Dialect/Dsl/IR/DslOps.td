@@ -11,6 +11,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Dsl_Dialect : Dialect {
@@ -31,41 +32,347 @@ def Dsl_Dialect : Dialect {
 
 def Dsl_Element : AnyTypeOf<[F16, BF16, F32, F64, AnySignlessInteger],
                             "f16, bf16, f32, f64 or signless integer">;
+def Dsl_FloatElement : AnyTypeOf<[F16, BF16, F32, F64], "f16, bf16, f32 or f64">;
 def Dsl_Tensor : RankedTensorOf<[Dsl_Element]>;
+def Dsl_FloatTensor : RankedTensorOf<[Dsl_FloatElement]>;
 def Dsl_Tensor2D : 2DTensorOf<[Dsl_Element]>;
+def Dsl_I64Tensor : RankedTensorOf<[I64]>;
+def Dsl_TensorOrScalar
+    : AnyTypeOf<[Dsl_Tensor, Dsl_Element],
+                "ranked tensor or scalar of f16, bf16, f32, f64 or signless integer">;
+def Dsl_Condition : AnyTypeOf<[RankedTensorOf<[I1]>, I1],
+                              "ranked tensor of i1 or i1 scalar">;
 
 class Dsl_Op<string mnemonic, list<Trait> traits = []>
     : Op<Dsl_Dialect, mnemonic, !listconcat([Pure], traits)>;
 
 //===----------------------------------------------------------------------===//
-// Elementwise binary operations.
+// Elementwise unary operations.
 //===----------------------------------------------------------------------===//
 
-class Dsl_BinaryOp<string mnemonic, string what>
+class Dsl_UnaryOp<string mnemonic, string what, TypeConstraint operandType>
     : Dsl_Op<mnemonic> {
   let summary = "elementwise " # what;
   let description = [{
-    Elementwise }] # what # [{ of two tensors of the same shape and element
+    Applies }] # what # [{ to every element; the result has the operand's
     type. Example:
 
     ```mlir
-    %z = dsl.}] # mnemonic # [{ %x, %y : tensor<64x128xf32>
+    %y = dsl.}] # mnemonic # [{ %x : tensor<64x128xf32>
     ```
   }];
-  let arguments = (ins Dsl_Tensor:$lhs, Dsl_Tensor:$rhs);
+  let arguments = (ins operandType:$x);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = [{
+    $x attr-dict `:` custom<UnaryTypes>(type($x), type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsl_ExpOp : Dsl_UnaryOp<"exp", "the exponential `e^x`", Dsl_FloatTensor>;
+def Dsl_LogOp : Dsl_UnaryOp<"log", "the natural logarithm", Dsl_FloatTensor>;
+def Dsl_SqrtOp : Dsl_UnaryOp<"sqrt", "the square root", Dsl_FloatTensor>;
+def Dsl_RsqrtOp : Dsl_UnaryOp<"rsqrt", "the reciprocal square root `1/sqrt(x)`",
+                              Dsl_FloatTensor>;
+def Dsl_TanhOp : Dsl_UnaryOp<"tanh", "the hyperbolic tangent", Dsl_FloatTensor>;
+def Dsl_AbsOp : Dsl_UnaryOp<"abs", "the absolute value (wrapping for the most "
+                            "negative integer)", Dsl_Tensor>;
+def Dsl_NegOp : Dsl_UnaryOp<"neg", "negation (wrapping for integers)", Dsl_Tensor>;
+def Dsl_ReluOp : Dsl_UnaryOp<"relu", "`maximum(x, 0)` (NaN stays NaN)", Dsl_Tensor>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary operations, with scalars and numpy broadcasting.
+//===----------------------------------------------------------------------===//
+
+class Dsl_BinaryOp<string mnemonic, string what,
+                   TypeConstraint operandType = Dsl_TensorOrScalar>
+    : Dsl_Op<mnemonic> {
+  let summary = "elementwise " # what # " with broadcasting";
+  let description = [{
+    Elementwise }] # what # [{ of two operands of the same element type.
+    Either operand may be a scalar of the element type (applied to every
+    element) and two tensors broadcast as in numpy: shapes are aligned on
+    the right, missing leading dimensions count as 1, and a dimension of
+    static size 1 stretches to the other operand's size. The result is a
+    tensor of the broadcast shape. A dynamic dimension (`?`) never
+    broadcasts at run time: against a static size `n` it is assumed to be
+    `n`, against another `?` the two are assumed equal.
+
+    ```mlir
+    %z = dsl.}] # mnemonic # [{ %x, %y : tensor<64x128xf32>
+    %w = dsl.}] # mnemonic # [{ %x, %c : (tensor<64x128xf32>, f32) -> tensor<64x128xf32>
+    %v = dsl.}] # mnemonic # [{ %x, %row : (tensor<64x128xf32>, tensor<1x128xf32>) -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs Dsl_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:`
     custom<ElementwiseTypes>(type($lhs), type($rhs), type($result))
   }];
   let hasVerifier = 1;
-  let hasFolder = 0;
 }
 
 def Dsl_AddOp : Dsl_BinaryOp<"add", "addition">;
 def Dsl_SubOp : Dsl_BinaryOp<"sub", "subtraction">;
 def Dsl_MulOp : Dsl_BinaryOp<"mul", "multiplication">;
-def Dsl_DivOp : Dsl_BinaryOp<"div", "division (signed for integers)">;
+def Dsl_DivOp : Dsl_BinaryOp<"div", "division (signed, rounding toward zero, "
+                                    "for integers)">;
+def Dsl_MaximumOp : Dsl_BinaryOp<"maximum", "maximum (NaN-propagating like "
+                                            "`numpy.maximum`; signed for integers)">;
+def Dsl_MinimumOp : Dsl_BinaryOp<"minimum", "minimum (NaN-propagating like "
+                                            "`numpy.minimum`; signed for integers)">;
+def Dsl_PowOp : Dsl_BinaryOp<"pow", "power `lhs ^ rhs` of floating-point values",
+    AnyTypeOf<[Dsl_FloatTensor, Dsl_FloatElement],
+              "ranked tensor or scalar of f16, bf16, f32 or f64">>;
+
+//===----------------------------------------------------------------------===//
+// Comparison and selection.
+//===----------------------------------------------------------------------===//
+
+def Dsl_CmpPredicate : I64EnumAttr<"CmpPredicate", "dsl.cmp predicate", [
+    I64EnumAttrCase<"eq", 0>, I64EnumAttrCase<"ne", 1>,
+    I64EnumAttrCase<"lt", 2>, I64EnumAttrCase<"le", 3>,
+    I64EnumAttrCase<"gt", 4>, I64EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::mlir::dsl";
+}
+
+def Dsl_CmpOp : Dsl_Op<"cmp"> {
+  let summary = "elementwise comparison with broadcasting, producing i1";
+  let description = [{
+    Compares two operands elementwise with the predicate `eq`, `ne`, `lt`,
+    `le`, `gt` or `ge`. Operands follow the rules of `dsl.add` (scalars,
+    numpy broadcasting); the result is an `i1` tensor of the broadcast
+    shape. Floats compare as numpy does: every predicate but `ne` is false
+    when an operand is NaN, `ne` is true. Integers compare as signed values.
+
+    ```mlir
+    %m = dsl.cmp lt, %x, %y : tensor<64xf32>
+    %n = dsl.cmp ge, %x, %c : (tensor<64xf32>, f32) -> tensor<64xi1>
+    ```
+    The short form `: T` means both operands are `T` and the result is `T`
+    with `i1` elements.
+  }];
+  let arguments = (ins Dsl_CmpPredicate:$predicate, Dsl_TensorOrScalar:$lhs,
+                       Dsl_TensorOrScalar:$rhs);
+  let results = (outs RankedTensorOf<[I1]>:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:`
+    custom<CompareTypes>(type($lhs), type($rhs), type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsl_SelectOp : Dsl_Op<"select"> {
+  let summary = "elementwise choice between two operands, with broadcasting";
+  let description = [{
+    `result[i] = cond[i] ? a[i] : b[i]` (numpy `where`). `cond` is an `i1`
+    tensor or scalar, `a` and `b` tensors or scalars of the result's element
+    type; all three broadcast together as in `dsl.add`.
+
+    ```mlir
+    %r = dsl.select %m, %x, %y : tensor<64xf32>
+    %s = dsl.select %m, %x, %zero : (tensor<64xi1>, tensor<64xf32>, f32) -> tensor<64xf32>
+    ```
+    The short form `: T` means `a`, `b` and the result are `T` and `cond`
+    is `T` with `i1` elements.
+  }];
+  let arguments = (ins Dsl_Condition:$cond, Dsl_TensorOrScalar:$a,
+                       Dsl_TensorOrScalar:$b);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $a `,` $b attr-dict `:`
+    custom<SelectTypes>(type($cond), type($a), type($b), type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsl_BroadcastOp : Dsl_Op<"broadcast"> {
+  let summary = "explicit numpy broadcast to a larger shape";
+  let description = [{
+    Stretches the static size-1 dimensions of `x` (and prepends missing
+    leading dimensions) to the result shape. Every other dimension must
+    match the result. A dynamic result dimension must come from a dynamic
+    source dimension (its size is read from `x`).
+
+    ```mlir
+    %b = dsl.broadcast %x : tensor<1x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Dsl_Tensor:$x);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions.
+//===----------------------------------------------------------------------===//
+
+class Dsl_ReduceOp<string mnemonic, string what,
+                   TypeConstraint inputType = Dsl_Tensor>
+    : Dsl_Op<mnemonic> {
+  let summary = what # " over a list of axes";
+  let description = [{
+    Reduces `input` over the dimensions listed in `axes` (each in
+    `[0, rank)`, no repeats, at least one) with }] # what # [{. The result
+    has the input's element type and the input's shape without the reduced
+    dimensions, or with them set to 1 when `keepdim` is present.
+
+    ```mlir
+    %s = dsl.}] # mnemonic # [{ %x [1] keepdim : tensor<64x128xf32> -> tensor<64x1xf32>
+    %t = dsl.}] # mnemonic # [{ %x [0, 1] : tensor<64x128xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins inputType:$input, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keepdim);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = [{
+    $input $axes (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsl_SumOp : Dsl_ReduceOp<"sum", "the sum (f16/bf16 accumulate in f32; "
+                                    "integers wrap)">;
+def Dsl_MaxOp : Dsl_ReduceOp<"max", "the maximum (NaN-propagating; signed for "
+                                    "integers)">;
+def Dsl_MinOp : Dsl_ReduceOp<"min", "the minimum (NaN-propagating; signed for "
+                                    "integers)">;
+def Dsl_MeanOp : Dsl_ReduceOp<"mean", "the arithmetic mean of floating-point "
+                                      "values (f16/bf16 accumulate in f32)",
+                              Dsl_FloatTensor>;
+
+def Dsl_ArgmaxOp : Dsl_Op<"argmax"> {
+  let summary = "index of the maximum along one axis";
+  let description = [{
+    The i64 index of the first maximal element along `axis`, as
+    `numpy.argmax` (the first NaN counts as the maximum). The result shape
+    is the input shape without `axis`, or with it set to 1 with `keepdim`.
+
+    ```mlir
+    %i = dsl.argmax %x axis 1 : tensor<64x128xf32> -> tensor<64xi64>
+    ```
+  }];
+  let arguments = (ins Dsl_Tensor:$input, I64Attr:$axis, UnitAttr:$keepdim);
+  let results = (outs Dsl_I64Tensor:$result);
+  let assemblyFormat = [{
+    $input `axis` $axis (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape operations.
+//===----------------------------------------------------------------------===//
+
+def Dsl_TransposeOp : Dsl_Op<"transpose"> {
+  let summary = "permutes the dimensions of a tensor";
+  let description = [{
+    `result` dimension `i` is `x` dimension `permutation[i]` (numpy
+    `transpose(x, permutation)`).
+
+    ```mlir
+    %t = dsl.transpose %x [1, 0] : tensor<64x128xf32> -> tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Dsl_Tensor:$x, DenseI64ArrayAttr:$permutation);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = [{
+    $x $permutation attr-dict `:` type($x) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsl_ReshapeOp : Dsl_Op<"reshape"> {
+  let summary = "the same elements, row-major, in another static shape";
+  let description = [{
+    Both shapes must be static with the same number of elements.
+
+    ```mlir
+    %r = dsl.reshape %x : tensor<64x128xf32> -> tensor<8192xf32>
+    ```
+  }];
+  let arguments = (ins Dsl_Tensor:$x);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Dsl_ConcatOp : Dsl_Op<"concat"> {
+  let summary = "joins tensors along an existing axis";
+  let description = [{
+    All inputs have the same rank and element type and agree in every
+    dimension but `axis`; the result's `axis` dimension is the sum.
+
+    ```mlir
+    %c = dsl.concat %a, %b axis 0 : tensor<2x8xf32>, tensor<3x8xf32> -> tensor<5x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Dsl_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` $axis attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsl_ExpandDimsOp : Dsl_Op<"expand_dims"> {
+  let summary = "inserts a dimension of size 1";
+  let description = [{
+    The result is `x` with a new dimension of size 1 at `axis`
+    (`0 <= axis <= rank`).
+
+    ```mlir
+    %e = dsl.expand_dims %x axis 0 : tensor<8xf32> -> tensor<1x8xf32>
+    ```
+  }];
+  let arguments = (ins Dsl_Tensor:$x, I64Attr:$axis);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = [{
+    $x `axis` $axis attr-dict `:` type($x) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsl_SqueezeOp : Dsl_Op<"squeeze"> {
+  let summary = "removes a dimension of static size 1";
+  let description = [{
+    ```mlir
+    %s = dsl.squeeze %x axis 0 : tensor<1x8xf32> -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Dsl_Tensor:$x, I64Attr:$axis);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = [{
+    $x `axis` $axis attr-dict `:` type($x) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsl_AssembleOp : Dsl_Op<"assemble"> {
+  let summary = "a copy of `dst` with `src` written at the given offsets";
+  let description = [{
+    The value-semantics update used by loops that build a result tile by
+    tile: `src` is inserted into (a copy of) `dst` starting at the index
+    offsets, one per dimension, with unit strides. Both have the same rank
+    and element type; the result has `dst`'s type. Bufferization writes in
+    place when `dst` is not used afterwards.
+
+    ```mlir
+    %r = dsl.assemble %acc, %tile [%i, %c0] : tensor<64x128xf32> into tensor<1024x128xf32>
+    ```
+  }];
+  let arguments = (ins Dsl_Tensor:$dst, Dsl_Tensor:$src, Variadic<Index>:$offsets);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = [{
+    $dst `,` $src `[` $offsets `]` attr-dict `:`
+    custom<AssembleTypes>(type($src), type($dst), type($result))
+  }];
+  let hasVerifier = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Matrix multiplication.
@@ -148,6 +455,29 @@ def Dsl_FullOp : Dsl_Op<"full"> {
   let results = (outs Dsl_Tensor:$result);
   let assemblyFormat = [{
     $value (`[` $dynamic_sizes^ `]`)? attr-dict `:` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dsl_ArangeOp : Dsl_Op<"arange", [AllTypesMatch<["start", "step"]>]> {
+  let summary = "a 1-D tensor of evenly spaced values";
+  let description = [{
+    `result[i] = start + i * step` for `i` in `[0, n)`, `n` the result's
+    size (from the index operand when it is dynamic). `start` and `step`
+    have the result's element type; floats compute `start + float(i) *
+    step` like `numpy.arange`.
+
+    ```mlir
+    %r = dsl.arange %c0, %c1 : f32 -> tensor<16xf32>
+    %s = dsl.arange %a, %b [%n] : i32 -> tensor<?xi32>
+    ```
+  }];
+  let arguments = (ins Dsl_Element:$start, Dsl_Element:$step,
+                       Variadic<Index>:$dynamic_sizes);
+  let results = (outs Dsl_Tensor:$result);
+  let assemblyFormat = [{
+    $start `,` $step (`[` $dynamic_sizes^ `]`)? attr-dict `:` type($start) `->`
+    type($result)
   }];
   let hasVerifier = 1;
 }

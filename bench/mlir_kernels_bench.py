@@ -1,0 +1,245 @@
+"""Generated CPU code vs numpy: elementwise, fused chain, matmul, softmax, layer norm.
+
+Each kernel is MLIR text in the dsl dialect, lowered with `dsl_mlir.lower`
+(dsl-to-llvm-cpu, default options), JIT-compiled with `dsl_mlir.jit` and called
+through `engine.invoke` with memref descriptors built once (results are
+out-params, written in place). numpy runs the same math on the same arrays,
+with preallocated outputs (`out=`) where numpy allows it, and one BLAS thread.
+
+The bound column is what the machine allows: for memory-bound kernels the
+bandwidth of a large numpy copy (bytes read + written), for matmul the
+GFLOP/s of single-threaded OpenBLAS (a practical compute peak).
+
+Run: python bench/mlir_kernels_bench.py   (under 2 minutes)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+# One BLAS thread and OpenBLAS's own core detection, in this process only:
+# OpenBLAS reads its environment when numpy is first imported.
+_BLAS_ENV = {"OPENBLAS_NUM_THREADS": "1"}
+_BLAS_UNSET = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+if any(os.environ.get(k) != v for k, v in _BLAS_ENV.items()) or any(k in os.environ for k in _BLAS_UNSET):
+    env = {k: v for k, v in os.environ.items() if k not in _BLAS_UNSET} | _BLAS_ENV
+    os.execve(sys.executable, [sys.executable, *sys.argv], env)
+
+import numpy as np  # noqa: E402
+
+import dsl_mlir  # noqa: E402
+from dsl_mlir.runtime import get_ranked_memref_descriptor  # noqa: E402
+
+RNG = np.random.default_rng(0)
+N = 10_000_000
+
+
+def timeit(fn: Callable[[], object], min_time: float = 0.4, max_reps: int = 50) -> float:
+    """Best wall time of `fn` in seconds (after one warm-up call)."""
+    fn()
+    best, spent, reps = float("inf"), 0.0, 0
+    while (spent < min_time or reps < 3) and reps < max_reps:
+        t = time.perf_counter()
+        fn()
+        dt = time.perf_counter() - t
+        best, spent, reps = min(best, dt), spent + dt, reps + 1
+    return best
+
+
+#: The thread pool of `dsl-to-llvm-cpu{parallel}` (built beside the CAPI library).
+ASYNC_RUNTIME = os.path.join(os.path.dirname(dsl_mlir.ir.__file__), "_mlir_libs", "libdsl_async_runtime.so")
+PARALLEL = False  # set by main() for the "(2 threads)" rows
+
+
+def compile_kernel(text: str, name: str, arrays: Sequence[np.ndarray]) -> Callable[[], None]:
+    """Lower + JIT `text`; a zero-argument callable invoking `name` on `arrays`."""
+    with dsl_mlir.context():
+        options = {"parallel": True} if PARALLEL else None
+        lowered = dsl_mlir.lower(dsl_mlir.parse_module(text), options=options)
+        engine = dsl_mlir.jit(lowered, shared_libs=[ASYNC_RUNTIME] if PARALLEL else [])
+    descs = [get_ranked_memref_descriptor(a) for a in arrays]
+    args = [ctypes.pointer(ctypes.pointer(d)) for d in descs]
+    keep = (engine, descs, arrays)  # the descriptors point into the arrays
+
+    def call() -> None:
+        keep[0].invoke(name, *args)
+
+    return call
+
+
+@dataclass
+class Row:
+    kernel: str
+    size: str
+    ours: float
+    numpy: float
+    work: float  # bytes or flops per call
+    unit: str    # "GB/s" or "GFLOP/s"
+    bound: float
+
+    def cells(self) -> list[str]:
+        rate = self.work / self.ours / 1e9
+        return [self.kernel, self.size, f"{self.ours * 1e3:.2f}", f"{self.numpy * 1e3:.2f}",
+                f"{self.numpy / self.ours:.2f}x", f"{rate:.1f} {self.unit}", f"{self.bound:.1f} {self.unit}"]
+
+
+def copy_bandwidth() -> float:
+    src = np.ones(64_000_000, np.float32)
+    dst = np.empty_like(src)
+    t = timeit(lambda: np.copyto(dst, src), min_time=0.5)
+    return 2 * src.nbytes / t / 1e9
+
+
+def tensor(shape: Sequence[int]) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
+
+
+def bench_add(bw: float) -> Row:
+    t = tensor([N])
+    a, b, o = (RNG.standard_normal(N).astype(np.float32) for _ in range(3))
+    call = compile_kernel(f"""func.func @add(%a: {t}, %b: {t}) -> {t} {{
+      %0 = dsl.add %a, %b : {t}
+      return %0 : {t} }}""", "add", [a, b, o])
+    call()
+    np.testing.assert_allclose(o, a + b, rtol=1e-6)
+    return Row("add", "10M f32", timeit(call), timeit(lambda: np.add(a, b, out=o)),
+               12 * N, "GB/s", bw)
+
+
+def bench_chain(bw: float) -> Row:
+    """relu(a * b + c): three elementwise ops, fused into one loop."""
+    t = tensor([N])
+    a, b, c, o = (RNG.standard_normal(N).astype(np.float32) for _ in range(4))
+    call = compile_kernel(f"""func.func @chain(%a: {t}, %b: {t}, %c: {t}) -> {t} {{
+      %0 = dsl.mul %a, %b : {t}
+      %1 = dsl.add %0, %c : {t}
+      %2 = dsl.relu %1 : {t}
+      return %2 : {t} }}""", "chain", [a, b, c, o])
+    call()
+    np.testing.assert_allclose(o, np.maximum(a * b + c, 0), rtol=1e-6)
+    tmp = np.empty_like(a)
+
+    def numpy_chain() -> None:
+        np.multiply(a, b, out=tmp)
+        np.add(tmp, c, out=tmp)
+        np.maximum(tmp, 0, out=o)
+
+    return Row("mul+add+relu", "10M f32", timeit(call), timeit(numpy_chain), 16 * N, "GB/s", bw)
+
+
+def bench_matmul(n: int, blas_peak: list[float]) -> Row:
+    t = tensor([n, n])
+    a, b = RNG.standard_normal((n, n)).astype(np.float32), RNG.standard_normal((n, n)).astype(np.float32)
+    c = np.empty((n, n), np.float32)
+    call = compile_kernel(f"""func.func @mm(%a: {t}, %b: {t}) -> {t} {{
+      %0 = dsl.matmul %a, %b : {t}, {t} -> {t}
+      return %0 : {t} }}""", "mm", [a, b, c])
+    call()
+    np.testing.assert_allclose(c, a @ b, rtol=2e-3, atol=2e-3)
+    ours, ref = timeit(call), timeit(lambda: np.matmul(a, b, out=c))
+    flops = 2.0 * n**3
+    blas_peak.append(flops / ref / 1e9)
+    return Row("matmul", f"{n}^3 f32", ours, ref, flops, "GFLOP/s", max(blas_peak))
+
+
+SOFTMAX = """func.func @softmax(%x: {t}) -> {t} {{
+  %m = dsl.max %x [1] keepdim : {t} -> {c}
+  %d = dsl.sub %x, %m : ({t}, {c}) -> {t}
+  %e = dsl.exp %d : {t}
+  %s = dsl.sum %e [1] keepdim : {t} -> {c}
+  %r = dsl.div %e, %s : ({t}, {c}) -> {t}
+  return %r : {t} }}"""
+
+LAYERNORM = """func.func @layernorm(%x: {t}, %g: {r}, %b: {r}) -> {t} {{
+  %mu = dsl.mean %x [1] keepdim : {t} -> {c}
+  %d = dsl.sub %x, %mu : ({t}, {c}) -> {t}
+  %sq = dsl.mul %d, %d : {t}
+  %var = dsl.mean %sq [1] keepdim : {t} -> {c}
+  %eps = arith.constant 1.0e-5 : f32
+  %ve = dsl.add %var, %eps : ({c}, f32) -> {c}
+  %rs = dsl.rsqrt %ve : {c}
+  %y = dsl.mul %d, %rs : ({t}, {c}) -> {t}
+  %yg = dsl.mul %y, %g : ({t}, {r}) -> {t}
+  %o = dsl.add %yg, %b : ({t}, {r}) -> {t}
+  return %o : {t} }}"""
+
+
+def bench_softmax(rows: int, cols: int, bw: float) -> Row:
+    x = RNG.standard_normal((rows, cols)).astype(np.float32)
+    o = np.empty_like(x)
+    call = compile_kernel(SOFTMAX.format(t=tensor([rows, cols]), c=tensor([rows, 1])), "softmax", [x, o])
+    call()
+    mx, s, e = np.empty((rows, 1), np.float32), np.empty((rows, 1), np.float32), np.empty_like(x)
+
+    def numpy_softmax() -> None:
+        np.max(x, axis=1, keepdims=True, out=mx)
+        np.subtract(x, mx, out=e)
+        np.exp(e, out=e)
+        np.sum(e, axis=1, keepdims=True, out=s)
+        np.divide(e, s, out=o)
+
+    ref = timeit(numpy_softmax)
+    got = o.copy()
+    call()
+    np.testing.assert_allclose(o, got, rtol=1e-5, atol=1e-7)
+    return Row("softmax (rows)", f"{rows}x{cols} f32", timeit(call), ref, 2 * x.nbytes, "GB/s", bw)
+
+
+def bench_layernorm(rows: int, cols: int, bw: float) -> Row:
+    x = RNG.standard_normal((rows, cols)).astype(np.float32)
+    g, b = RNG.standard_normal(cols).astype(np.float32), RNG.standard_normal(cols).astype(np.float32)
+    o = np.empty_like(x)
+    call = compile_kernel(LAYERNORM.format(t=tensor([rows, cols]), c=tensor([rows, 1]), r=tensor([cols])),
+                          "layernorm", [x, g, b, o])
+    call()
+    mu, var, d = np.empty((rows, 1), np.float32), np.empty((rows, 1), np.float32), np.empty_like(x)
+
+    def numpy_layernorm() -> None:
+        np.mean(x, axis=1, keepdims=True, out=mu)
+        np.subtract(x, mu, out=d)
+        np.multiply(d, d, out=o)
+        np.mean(o, axis=1, keepdims=True, out=var)
+        np.add(var, 1e-5, out=var)
+        np.sqrt(var, out=var)
+        np.divide(d, var, out=d)
+        np.multiply(d, g, out=d)
+        np.add(d, b, out=o)
+
+    ref = timeit(numpy_layernorm)
+    expected = o.copy()
+    call()
+    np.testing.assert_allclose(o, expected, rtol=1e-4, atol=1e-4)
+    return Row("layer norm (rows)", f"{rows}x{cols} f32", timeit(call), ref, 2 * x.nbytes, "GB/s", bw)
+
+
+def main() -> None:
+    global PARALLEL
+    bw = copy_bandwidth()
+    blas_peak: list[float] = []
+    results = [bench_add(bw), bench_chain(bw), bench_matmul(512, blas_peak), bench_matmul(1024, blas_peak),
+               bench_softmax(4096, 1024, bw), bench_layernorm(4096, 1024, bw)]
+    if os.path.exists(ASYNC_RUNTIME) and (os.cpu_count() or 1) > 1:
+        PARALLEL = True
+        threads = f" ({os.cpu_count()} thr)"
+        for extra in (bench_chain(bw), bench_matmul(1024, blas_peak), bench_softmax(4096, 1024, bw)):
+            extra.kernel += threads
+            results.append(extra)
+    header = ["kernel", "size", "ours (ms)", "numpy (ms)", "numpy/ours", "ours", "machine bound"]
+    table = [header, *(r.cells() for r in results)]
+    widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
+    for i, cells in enumerate(table):
+        print("  ".join(cell.ljust(w) for cell, w in zip(cells, widths)))
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+    print(f"\nmemory bound: numpy copy of 256 MB, {bw:.1f} GB/s (read + write); "
+          "matmul bound: single-threaded OpenBLAS; numpy uses out= buffers, OPENBLAS_NUM_THREADS=1;\n"
+          "(N thr) rows: dsl-to-llvm-cpu{parallel=true} on libdsl_async_runtime.so, numpy still single-threaded")
+
+
+if __name__ == "__main__":
+    main()

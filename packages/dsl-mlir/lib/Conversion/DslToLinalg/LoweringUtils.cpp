@@ -1,0 +1,157 @@
+//===- LoweringUtils.cpp - helpers shared by the dsl -> linalg patterns ---===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::dsl;
+
+Value mlir::dsl::emptyLike(OpBuilder &b, Location loc, RankedTensorType t,
+                           Value like) {
+  SmallVector<Value> dyn;
+  for (auto [i, d] : llvm::enumerate(t.getShape()))
+    if (ShapedType::isDynamic(d))
+      dyn.push_back(tensor::DimOp::create(b, loc, like, i));
+  return tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType(), dyn);
+}
+
+SmallVector<OpFoldResult> mlir::dsl::sizesOf(OpBuilder &b, Location loc,
+                                             Value v) {
+  SmallVector<OpFoldResult> sizes;
+  for (auto [i, d] : llvm::enumerate(cast<RankedTensorType>(v.getType()).getShape()))
+    sizes.push_back(ShapedType::isDynamic(d)
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, v, i).getResult())
+                        : OpFoldResult(b.getIndexAttr(d)));
+  return sizes;
+}
+
+/// The indexing map reading `t` broadcast into an iteration space of `rank`
+/// loops over `result`'s shape.
+static AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType t,
+                              RankedTensorType result) {
+  int64_t rank = result.getRank(), lead = rank - t.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < t.getRank(); ++i) {
+    bool stretched = t.getDimSize(i) == 1 && result.getDimSize(i + lead) != 1;
+    exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(i + lead, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+/// A tensor.empty for the broadcast result; each dynamic size is read from an
+/// operand that is dynamic in that dimension (the verifier guarantees one).
+static Value broadcastEmpty(OpBuilder &b, Location loc, RankedTensorType result,
+                            ValueRange operands) {
+  SmallVector<Value> dyn;
+  int64_t rank = result.getRank();
+  for (int64_t j = 0; j < rank; ++j) {
+    if (!result.isDynamicDim(j))
+      continue;
+    for (Value v : operands) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      int64_t i = t ? j - (rank - t.getRank()) : -1;
+      if (i >= 0 && t.isDynamicDim(i)) {
+        dyn.push_back(tensor::DimOp::create(b, loc, v, i));
+        break;
+      }
+    }
+  }
+  return tensor::EmptyOp::create(b, loc, result.getShape(),
+                                 result.getElementType(), dyn);
+}
+
+Value mlir::dsl::buildElementwise(OpBuilder &b, Location loc,
+                                  RankedTensorType resultType,
+                                  ValueRange operands, BodyFn body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  SmallVector<int64_t> slot; // block argument of each operand, -1: scalar
+  for (Value v : operands) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    slot.push_back(t ? static_cast<int64_t>(inputs.size()) : -1);
+    if (!t)
+      continue;
+    inputs.push_back(v);
+    maps.push_back(broadcastMap(ctx, t, resultType));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  Value init = broadcastEmpty(b, loc, resultType, operands);
+  SmallVector<utils::IteratorType> iters(resultType.getRank(),
+                                         utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        SmallVector<Value> values;
+        for (auto [k, v] : llvm::enumerate(operands))
+          values.push_back(slot[k] >= 0 ? args[slot[k]] : v);
+        linalg::YieldOp::create(nb, nl, body(nb, nl, values));
+      });
+  return generic.getResult(0);
+}
+
+Value mlir::dsl::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  auto fromF = dyn_cast<FloatType>(from);
+  auto toF = dyn_cast<FloatType>(to);
+  if (fromF && toF) {
+    if (fromF.getWidth() == toF.getWidth()) // f16 <-> bf16 through f32
+      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    if (cast<FloatType>(v.getType()).getWidth() < toF.getWidth())
+      return arith::ExtFOp::create(b, loc, to, v);
+    return arith::TruncFOp::create(b, loc, to, v);
+  }
+  if (!fromF && !toF) {
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+    if (fw < tw && fw == 1)
+      return arith::ExtUIOp::create(b, loc, to, v);
+    if (fw < tw)
+      return arith::ExtSIOp::create(b, loc, to, v);
+    if (tw == 1) { // nonzero -> true
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(from));
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+    }
+    return arith::TruncIOp::create(b, loc, to, v);
+  }
+  if (toF)
+    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
+                             : Value(arith::SIToFPOp::create(b, loc, to, v));
+  if (to.isInteger(1)) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(from));
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+  }
+  return arith::FPToSIOp::create(b, loc, to, v);
+}
+
+SmallVector<ReassociationIndices>
+mlir::dsl::reassociationDropping(int64_t rank, ArrayRef<int64_t> dropped) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t i = 0; i < rank; ++i) {
+    pending.push_back(i);
+    if (llvm::is_contained(dropped, i))
+      continue;
+    groups.push_back(pending);
+    pending.clear();
+  }
+  if (!pending.empty() && !groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  return groups;
+}
+
+Value mlir::dsl::reshapeUnitDims(OpBuilder &b, Location loc, Value source,
+                                 RankedTensorType type,
+                                 ArrayRef<int64_t> unitDims) {
+  auto src = cast<RankedTensorType>(source.getType());
+  if (src == type)
+    return source;
+  if (type.getRank() > src.getRank())
+    return tensor::ExpandShapeOp::create(
+        b, loc, type, source, reassociationDropping(type.getRank(), unitDims));
+  return tensor::CollapseShapeOp::create(
+      b, loc, type, source, reassociationDropping(src.getRank(), unitDims));
+}

@@ -1,0 +1,50 @@
+//===- LoweringUtils.h - helpers shared by the dsl -> linalg patterns -----===//
+#ifndef DSL_LIB_CONVERSION_DSLTOLINALG_LOWERINGUTILS_H
+#define DSL_LIB_CONVERSION_DSLTOLINALG_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::dsl {
+
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// A tensor.empty of type `t`; its dynamic sizes are read from `like`, a
+/// tensor of the same shape.
+Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t, Value like);
+
+/// A parallel linalg.generic producing `resultType` from `operands`: tensor
+/// operands are read with numpy broadcasting (size-1 dimensions and missing
+/// leading dimensions map to the constant 0 / nothing), scalar operands are
+/// used directly by `body`, which receives one value per operand.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange operands, BodyFn body);
+
+/// Convert a scalar between element types (signed semantics for integers,
+/// nonzero -> true for i1).
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to);
+
+/// The reassociation that drops the dimensions `dropped` (all of size 1)
+/// from a shape of rank `rank`: each dropped dimension joins the group of
+/// the next kept one (the last group when none follows). Empty when every
+/// dimension is dropped (a rank-0 side).
+SmallVector<ReassociationIndices> reassociationDropping(int64_t rank,
+                                                        ArrayRef<int64_t> dropped);
+
+/// `source` reshaped to `type`, which has the same dimensions plus or minus
+/// the unit dimensions `unitDims` (positions in the larger shape).
+Value reshapeUnitDims(OpBuilder &b, Location loc, Value source,
+                      RankedTensorType type, ArrayRef<int64_t> unitDims);
+
+/// The tensor.dim sizes / static sizes of every dimension of `v`.
+SmallVector<OpFoldResult> sizesOf(OpBuilder &b, Location loc, Value v);
+
+void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
+void populateReductionLoweringPatterns(RewritePatternSet &patterns);
+void populateShapeLoweringPatterns(RewritePatternSet &patterns);
+void populateTensorLoweringPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::dsl
+
+#endif // DSL_LIB_CONVERSION_DSLTOLINALG_LOWERINGUTILS_H

@@ -1,0 +1,266 @@
+//===- TileForVectors.cpp - the dsl-tile pass -----------------------------===//
+//
+// Tiles linalg ops on tensors into tiles that dsl-vectorize turns into
+// vector code, and peels partial tiles off so that the main loops have
+// static tile shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dsl/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <thread>
+
+namespace mlir::dsl {
+#define GEN_PASS_DEF_DSLTILEFORVECTORS
+#include "dsl/Conversion/Passes.h.inc"
+} // namespace mlir::dsl
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kVectorSizes = "dsl.vector_sizes";
+
+bool touchesI1(linalg::LinalgOp op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type t) {
+    auto s = dyn_cast<ShapedType>(t);
+    return s && s.getElementType().isInteger(1);
+  });
+}
+
+/// Ops dsl-vectorize can handle (a cheap structural test; the vectorizer's
+/// own precondition runs on the tiles).
+bool isCandidate(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 || touchesI1(op))
+    return false;
+  // Empty iteration spaces have nothing to vectorize (and no tiles).
+  if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+    return false;
+  // A reduction with several results (argmax) has no vector combiner.
+  return op.getNumReductionLoops() == 0 || op.getNumDpsInits() == 1;
+}
+
+/// A reduction whose innermost loop reduces (a row reduction): its vector
+/// chunks are accumulated elementwise, reduced across lanes once at the end.
+bool reducesInnermost(linalg::LinalgOp op) {
+  return op.getNumReductionLoops() > 0 && op.getNumDpsInits() == 1 &&
+         op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+}
+
+/// Tags `op` for dsl-vectorize with vector sizes = its static loop ranges
+/// (ops created with static shapes, e.g. the merge of a partial reduction).
+void tagStatic(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.hasDynamicShape() || linalgOp.getNumLoops() == 0)
+    return;
+  op->setAttr(kVectorSizes, DenseI64ArrayAttr::get(
+                                op->getContext(), linalgOp.getStaticLoopRanges()));
+}
+
+bool isMatmul(linalg::LinalgOp op) {
+  return op.getNumLoops() == 3 && op.getNumParallelLoops() == 2 &&
+         linalg::isaContractionOpInterface(op);
+}
+
+struct DslTileForVectors
+    : dsl::impl::DslTileForVectorsBase<DslTileForVectors> {
+  using Base::Base;
+
+  /// The matmul register tile: `matmul-tile-sizes`, or by default 12 rows
+  /// of two 64-byte vectors of the accumulator type (24 of the 32 AVX-512
+  /// registers hold accumulators; 12x32 for f32, 12x16 for f64).
+  SmallVector<int64_t> registerTile(linalg::LinalgOp op) {
+    if (matmulTileSizes.size() == 3)
+      return SmallVector<int64_t>(matmulTileSizes.begin(), matmulTileSizes.end());
+    Type acc = getElementTypeOrSelf(op.getDpsInits().front().getType());
+    int64_t bytes = std::max<int64_t>(1, acc.getIntOrFloatBitWidth() / 8);
+    return {12, std::min<int64_t>(64, 2 * 64 / bytes), 1};
+  }
+
+  SmallVector<int64_t> tileSizes(linalg::LinalgOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<int64_t> sizes(ranges.size(), 1);
+    if (isMatmul(op)) {
+      SmallVector<int64_t> mm = registerTile(op);
+      sizes.assign(mm.begin(), mm.end());
+    } else {
+      sizes.back() = vectorSize;
+    }
+    for (auto [s, r] : llvm::zip(sizes, ranges))
+      if (!ShapedType::isDynamic(r))
+        s = std::max<int64_t>(1, std::min(s, r));
+    return sizes;
+  }
+
+  /// Tiles `op` by `sizes`; the tiled op replaces `op`, its loops are
+  /// appended to `loops`.
+  FailureOr<linalg::LinalgOp> tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                                   ArrayRef<int64_t> sizes,
+                                   SmallVectorImpl<scf::ForOp> &loops) {
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled) || tiled->tiledOps.size() != 1)
+      return failure();
+    rewriter.replaceOp(op, tiled->replacements);
+    for (LoopLikeOpInterface loop : tiled->loops)
+      if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+        loops.push_back(forOp);
+    return cast<linalg::LinalgOp>(tiled->tiledOps.front());
+  }
+
+  /// Matmuls first get a K loop of `matmul-k-block` so that the block of B
+  /// they stream stays in the L2 cache.
+  FailureOr<linalg::LinalgOp> blockForCache(RewriterBase &rewriter,
+                                            linalg::LinalgOp op,
+                                            SmallVectorImpl<scf::ForOp> &loops) {
+    if (!isMatmul(op) || matmulKBlock <= 0)
+      return op;
+    int64_t k = op.getStaticLoopRanges()[2];
+    if (ShapedType::isDynamic(k) || k <= matmulKBlock)
+      return op;
+    return tile(rewriter, op, {0, 0, matmulKBlock}, loops);
+  }
+
+  /// Row reductions: one row per tile (FullReduction on every outer
+  /// reduction loop), then the innermost loop tiled by `vector-size` as a
+  /// partial reduction: a vector of partial results carried along the row and
+  /// merged (one cross-lane reduction) after the loop.
+  LogicalResult tileRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 SmallVectorImpl<scf::ForOp> &loops) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t inner = static_cast<int64_t>(ranges.size()) - 1;
+    int64_t length = ranges.back();
+    SmallVector<int64_t> rows(ranges.size(), 1);
+    rows.back() = 0;
+    FailureOr<linalg::LinalgOp> row = tile(rewriter, op, rows, loops);
+    if (failed(row))
+      return failure();
+    int64_t chunk = vectorSize;
+    if (!ShapedType::isDynamic(length) && length <= chunk) {
+      tagStatic(*row); // the whole row is one vector
+      return success();
+    }
+    SmallVector<int64_t> sizes(ranges.size(), 0);
+    sizes.back() = chunk;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    options.setReductionTilingStrategy(
+        ReductionTilingStrategy::PartialReductionOuterReduction);
+    options.setReductionDims({static_cast<unsigned>(inner)});
+    rewriter.setInsertionPoint(*row);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(row->getOperation()), options);
+    if (failed(tiled)) {
+      tagStatic(*row);
+      return success();
+    }
+    rewriter.replaceOp(*row, tiled->replacements);
+    SmallVector<int64_t> vectorSizes(ranges.size(), 1);
+    vectorSizes.back() = chunk;
+    for (Operation *t : tiled->tiledOps)
+      t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
+    for (Value init : tiled->initialValues)
+      tagStatic(init.getDefiningOp());
+    for (Operation *merge : tiled->mergeOps)
+      tagStatic(merge);
+    for (LoopLikeOpInterface loop : tiled->loops)
+      if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+        loops.push_back(forOp);
+    return success();
+  }
+
+  /// With `parallel`: the outermost loop, if parallel, becomes an
+  /// scf.forall whose iterations are independent tasks.
+  FailureOr<linalg::LinalgOp> distribute(RewriterBase &rewriter,
+                                         linalg::LinalgOp op) {
+    if (!parallel ||
+        op.getIteratorTypesArray().front() != utils::IteratorType::parallel)
+      return op;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t outer = ranges.front();
+    if (outer == 1)
+      return op;
+    int64_t chunk = 1;
+    if (isMatmul(op)) {
+      // One M block per thread: each streams its K blocks of B from L2.
+      int64_t threads = numThreads > 0 ? numThreads
+                                       : std::max<int64_t>(
+                                             1, std::thread::hardware_concurrency());
+      int64_t mr = registerTile(op)[0];
+      chunk = ShapedType::isDynamic(outer)
+                  ? 8 * mr
+                  : llvm::divideCeil(llvm::divideCeil(outer, threads), mr) * mr;
+    } else if (ranges.size() == 1) {
+      chunk = 64 * vectorSize;
+    }
+    SmallVector<int64_t> sizes(ranges.size(), 0);
+    sizes.front() = chunk;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled) || tiled->tiledOps.size() != 1)
+      return op;
+    rewriter.replaceOp(op, tiled->replacements);
+    return cast<linalg::LinalgOp>(tiled->tiledOps.front());
+  }
+
+  void runOnOperation() override {
+    // Vectors of other lengths are legal but LLVM splits them badly (a
+    // vector<48xf32> FMA chain ran 40x slower than vector<32xf32>).
+    if (!llvm::isPowerOf2_64(vectorSize))
+      return emitError(getOperation().getLoc(),
+                       "dsl-tile: vector-size must be a power of two, got ")
+                 << static_cast<int64_t>(vectorSize),
+             signalPassFailure();
+    if (!matmulTileSizes.empty() &&
+        (matmulTileSizes.size() != 3 ||
+         llvm::any_of(matmulTileSizes, [](int64_t s) { return s < 1; }) ||
+         !llvm::isPowerOf2_64(matmulTileSizes[1])))
+      return emitError(getOperation().getLoc(),
+                       "dsl-tile: matmul-tile-sizes must be three positive "
+                       "sizes M,N,K with N a power of two"),
+             signalPassFailure();
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isCandidate(op))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    SmallVector<scf::ForOp> loops;
+    for (linalg::LinalgOp original : ops) {
+      linalg::LinalgOp op = *distribute(rewriter, original);
+      if (!isMatmul(op) && reducesInnermost(op)) {
+        (void)tileRowReduction(rewriter, op, loops);
+        continue;
+      }
+      FailureOr<linalg::LinalgOp> blocked = blockForCache(rewriter, op, loops);
+      if (failed(blocked))
+        continue;
+      SmallVector<int64_t> sizes = tileSizes(*blocked);
+      (*blocked)->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
+      if (failed(tile(rewriter, *blocked, sizes, loops)))
+        (*blocked)->removeAttr(kVectorSizes);
+    }
+    // Peel partial tiles: the main loop then has static tile sizes.
+    for (scf::ForOp loop : loops) {
+      scf::ForOp partial;
+      rewriter.setInsertionPoint(loop);
+      (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
+    }
+  }
+};
+
+} // namespace

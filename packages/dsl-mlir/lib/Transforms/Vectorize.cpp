@@ -1,0 +1,123 @@
+//===- Vectorize.cpp - the dsl-vectorize pass -----------------------------===//
+//
+// Vectorizes the linalg tiles made by dsl-tile, keeps accumulators in
+// registers across their loops and lowers the high-level vector ops
+// (contract, multi_reduction, math functions) to what LLVM compiles well.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dsl/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace mlir::dsl {
+#define GEN_PASS_DEF_DSLVECTORIZE
+#include "dsl/Conversion/Passes.h.inc"
+} // namespace mlir::dsl
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kVectorSizes = "dsl.vector_sizes";
+
+/// Vectorize one tagged op: static tiles at their own shape, dynamic
+/// (partial) tiles masked to the tile sizes.
+void vectorizeOne(RewriterBase &rewriter, linalg::LinalgOp op) {
+  auto sizes = op->getAttrOfType<DenseI64ArrayAttr>(kVectorSizes);
+  op->removeAttr(kVectorSizes);
+  SmallVector<int64_t> vectorSizes;
+  if (op.hasDynamicShape())
+    vectorSizes.assign(sizes.asArrayRef().begin(), sizes.asArrayRef().end());
+  SmallVector<bool> scalable(vectorSizes.size(), false);
+  if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, scalable)))
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
+      rewriter, op, vectorSizes, scalable,
+      /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+      /*assumeDynamicDimsMatchVecSizes=*/false,
+      /*createNamedContraction=*/true);
+  if (succeeded(result))
+    rewriter.replaceOp(op, result->replacements);
+}
+
+/// The math functions replaced by polynomial approximations (a few ulp in
+/// f32); sqrt and rsqrt stay exact hardware instructions.
+bool isApproximated(StringRef name) {
+  name.consume_front("math.");
+  return llvm::is_contained({"exp", "expm1", "log", "log1p", "log2", "tanh", "erf"},
+                            name);
+}
+
+/// Patterns that simplify freshly vectorized code on tensors.
+void populateCleanupPatterns(RewritePatternSet &patterns) {
+  // Broadcasting reads become reads + vector.broadcast/transpose, which the
+  // contraction patterns fold into the indexing maps of vector.contract.
+  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+  vector::populateVectorReductionToContractPatterns(patterns);
+  // Elementwise tiles are 1x..x1xV: make them 1-D (LLVM-friendly) vectors.
+  vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+  // vector.mask { transfer } -> masked transfers (no mask regions remain).
+  vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+  tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+  vector::TransferReadOp::getCanonicalizationPatterns(patterns,
+                                                      patterns.getContext());
+  vector::TransferWriteOp::getCanonicalizationPatterns(patterns,
+                                                       patterns.getContext());
+}
+
+/// Lowering of high-level vector ops to FMAs, reductions and broadcasts.
+void populateVectorLoweringPatterns(RewritePatternSet &patterns) {
+  vector::populateVectorContractLoweringPatterns(
+      patterns, vector::VectorContractLowering::OuterProduct);
+  vector::populateVectorMultiReductionLoweringPatterns(
+      patterns, vector::VectorMultiReductionLowering::InnerReduction);
+}
+
+struct DslVectorize : dsl::impl::DslVectorizeBase<DslVectorize> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<linalg::LinalgOp> ops;
+    fn.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kVectorSizes))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(ctx);
+    for (linalg::LinalgOp op : ops)
+      vectorizeOne(rewriter, op);
+
+    RewritePatternSet cleanup(ctx);
+    populateCleanupPatterns(cleanup);
+    if (failed(applyPatternsGreedily(fn, std::move(cleanup))))
+      return signalPassFailure();
+
+    // Innermost loops first: a register tile climbs out of K, then further.
+    fn.walk([&](LoopLikeOpInterface loop) {
+      hoistLoopInvariantSubsets(rewriter, loop);
+    });
+
+    if (!lowerVectorOps)
+      return;
+    RewritePatternSet lowering(ctx);
+    populateVectorLoweringPatterns(lowering);
+    if (approximateMath) {
+      populateMathF32ExpansionPatterns(lowering, isApproximated);
+      populateMathPolynomialApproximationPatterns(lowering, isApproximated);
+    }
+    if (failed(applyPatternsGreedily(fn, std::move(lowering))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

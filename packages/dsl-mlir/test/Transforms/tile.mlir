@@ -1,0 +1,100 @@
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile),canonicalize)' | FileCheck %s
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{vector-size=64 matmul-tile-sizes=4,16,2 matmul-k-block=0}),canonicalize)' | FileCheck %s --check-prefix=OPTS
+// RUN: %not dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{vector-size=24}))' 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: %not dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{matmul-tile-sizes=8,48,1}))' 2>&1 | FileCheck %s --check-prefix=BADMM
+
+// An elementwise op: 16 elements per tile, the partial last tile peeled off
+// (1000 = 62 * 16 + 8: one static tile of 8 after the loop).
+// CHECK-LABEL: func.func @elementwise
+// CHECK: scf.for %{{.*}} = %c0 to %c992 step %c16
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16xf32>, tensor<16xf32>) {{.*}} attrs = {dsl.vector_sizes = array<i64: 16>}
+// CHECK: scf.yield
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xf32>)
+// OPTS-LABEL: func.func @elementwise
+// OPTS: scf.for %{{.*}} = %c0 to %c960 step %c64
+// OPTS: dsl.vector_sizes = array<i64: 64>
+// BAD: dsl-tile: vector-size must be a power of two, got 24
+// BADMM: dsl-tile: matmul-tile-sizes must be three positive sizes M,N,K with N a power of two
+#id = affine_map<(d0) -> (d0)>
+func.func @elementwise(%a: tensor<1000xf32>, %b: tensor<1000xf32>) -> tensor<1000xf32> {
+  %e = tensor.empty() : tensor<1000xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%a, %b : tensor<1000xf32>, tensor<1000xf32>) outs(%e : tensor<1000xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<1000xf32>
+  return %0 : tensor<1000xf32>
+}
+
+// -----
+
+// A matmul: a K block of 256 for the L2 cache, then 12x32x1 register tiles
+// (12 rows of two AVX-512 vectors of f32); the 4 remaining rows are peeled.
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
+// CHECK: scf.for %{{.*}} = %c0 to %c60 step %c12
+// CHECK: scf.for %{{.*}} = %c0 to %c96 step %c32
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c1
+// CHECK: linalg.matmul {dsl.vector_sizes = array<i64: 12, 32, 1>} ins(%{{.*}}, %{{.*}} : tensor<12x1xf32>, tensor<1x32xf32>)
+// CHECK: linalg.matmul {dsl.vector_sizes = array<i64: 12, 32, 1>} ins(%{{.*}}, %{{.*}} : tensor<4x1xf32>, tensor<1x32xf32>)
+// OPTS-LABEL: func.func @matmul
+// OPTS-NOT: step %c256
+// OPTS: scf.for %{{.*}} = %c0 to %c64 step %c4
+// OPTS: scf.for %{{.*}} = %c0 to %c96 step %c16
+// OPTS: scf.for %{{.*}} = %c0 to %c512 step %c2
+// OPTS: dsl.vector_sizes = array<i64: 4, 16, 2>
+func.func @matmul(%a: tensor<64x512xf32>, %b: tensor<512x96xf32>, %c: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x96xf32>) outs(%c : tensor<64x96xf32>) -> tensor<64x96xf32>
+  return %0 : tensor<64x96xf32>
+}
+
+// -----
+
+// Left alone: a two-result reduction (argmax) and ops on i1 tensors.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: scf.for
+// CHECK-NOT: dsl.vector_sizes
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @left_alone(%x: tensor<4x64xf32>, %v: tensor<4xf32>, %i: tensor<4xi64>, %m: tensor<4x64xi1>) -> (tensor<4xf32>, tensor<4xi64>, tensor<4x64xi1>) {
+  %0:2 = linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%v, %i : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%a: f32, %b: f32, %c: i64):
+    %j = linalg.index 1 : index
+    %k = arith.index_cast %j : index to i64
+    %t = arith.cmpf ogt, %a, %b : f32
+    %n = arith.select %t, %a, %b : f32
+    %p = arith.select %t, %k, %c : i64
+    linalg.yield %n, %p : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  %1 = linalg.generic {indexing_maps = [#in, #in], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%m : tensor<4x64xi1>) {
+  ^bb0(%a: f32, %b: i1):
+    %z = arith.constant 0.0 : f32
+    %t = arith.cmpf ogt, %a, %z : f32
+    linalg.yield %t : i1
+  } -> tensor<4x64xi1>
+  return %0#0, %0#1, %1 : tensor<4xf32>, tensor<4xi64>, tensor<4x64xi1>
+}
+
+// -----
+
+// A row reduction: one row per iteration, the row tiled by 16 as a partial
+// reduction (16 running maxima filled with -inf, updated elementwise, the
+// 70 % 16 = 6 last elements peeled), merged once by linalg.reduce.
+// CHECK-LABEL: func.func @row_max
+// CHECK: scf.for %{{.*}} = %c0 to %c100 step %c1
+// CHECK: %[[F:.*]] = linalg.fill {dsl.vector_sizes = array<i64: 1, 16>} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x16xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args(%{{.*}} = %[[F]]) -> (tensor<1x16xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<1x16xf32>)
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x6xf32>)
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<1x16xf32>) outs(%{{.*}} : tensor<1xf32>) dimensions = [1] {dsl.vector_sizes = array<i64: 1, 16>}
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @row_max(%x: tensor<100x70xf32>, %init: tensor<100xf32>) -> tensor<100xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<100x70xf32>) outs(%init : tensor<100xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<100xf32>
+  return %0 : tensor<100xf32>
+}

@@ -1,0 +1,80 @@
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,func.func(dsl-tile),canonicalize,func.func(dsl-vectorize{lower-vector-ops=false}),canonicalize)' | FileCheck %s --check-prefix=VEC
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,func.func(dsl-tile),canonicalize,func.func(dsl-vectorize),canonicalize)' | FileCheck %s
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,func.func(dsl-tile),canonicalize,func.func(dsl-vectorize{approximate-math=false}),canonicalize)' | FileCheck %s --check-prefix=LIBM
+
+// The register tile of a matmul: the 12x32 accumulator is read before the
+// K loop, carried in registers (iter_args) and written after it; inside,
+// one vector.contract of a 12x1 column of A and a 1x32 row of B, lowered to
+// twelve FMAs on vector<32xf32>. The 4 remaining rows: a 4x32 tile.
+// VEC-LABEL: func.func @matmul
+// VEC: %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<64x64xf32>, vector<12x32xf32>
+// VEC: %[[R:.*]] = scf.for %{{.*}} iter_args(%[[IT:.*]] = %[[ACC]]) -> (vector<12x32xf32>)
+// VEC: vector.transfer_read %{{.*}} : tensor<64x48xf32>, vector<12x1xf32>
+// VEC: vector.transfer_read %{{.*}} : tensor<48x64xf32>, vector<32xf32>
+// VEC: vector.contract {{.*}} %[[IT]] : vector<12x1xf32>, vector<1x32xf32> into vector<12x32xf32>
+// VEC: vector.transfer_write %[[R]], %{{.*}} : vector<12x32xf32>, tensor<64x64xf32>
+// VEC: vector.contract {{.*}} : vector<4x1xf32>, vector<1x32xf32> into vector<4x32xf32>
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.for {{.*}} -> (vector<12x32xf32>)
+// CHECK-COUNT-12: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK-NOT: vector.contract
+func.func @matmul(%a: tensor<64x48xf32>, %b: tensor<48x64xf32>) -> tensor<64x64xf32> {
+  %0 = dsl.matmul %a, %b : tensor<64x48xf32>, tensor<48x64xf32> -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+// Dynamic sizes: full tiles in the peeled main loop, a masked remainder.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.*}} {in_bounds = [true]} : tensor<?xf32>, vector<16xf32>
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: scf.for
+// CHECK: %[[M:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK: vector.transfer_read %{{.*}}, %[[M]] {in_bounds = [true]} : tensor<?xf32>, vector<16xf32>
+// CHECK: vector.transfer_write %{{.*}}, %[[M]] {in_bounds = [true]} : vector<16xf32>, tensor<?xf32>
+func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = dsl.mul %a, %a : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// Vector exp/tanh become polynomial approximations (no libm call per
+// element); sqrt stays the hardware instruction.
+// CHECK-LABEL: func.func @math
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.tanh
+// CHECK: math.sqrt %{{.*}} : vector<16xf32>
+// CHECK-NOT: math.exp
+// LIBM-LABEL: func.func @math
+// LIBM: math.exp %{{.*}} : vector<16xf32>
+// LIBM: math.tanh %{{.*}} : vector<16xf32>
+func.func @math(%a: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %0 = dsl.exp %a : tensor<64xf32>
+  %1 = dsl.tanh %a : tensor<64xf32>
+  %2 = dsl.sqrt %a : tensor<64xf32>
+  return %0, %1, %2 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// A row reduction is tiled as a partial reduction: 16 running sums in one
+// vector carried along the row (plain vector adds), reduced across lanes
+// once per row after the loop.
+// VEC-LABEL: func.func @row_sum
+// VEC: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// VEC: scf.for
+// VEC: %[[P:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[Z]]) -> (vector<16xf32>)
+// VEC: %[[X:.*]] = vector.transfer_read {{.*}} : tensor<8x64xf32>, vector<16xf32>
+// VEC: arith.addf %[[X]], %[[ACC]] : vector<16xf32>
+// VEC: vector.multi_reduction <add>
+// CHECK-LABEL: func.func @row_sum
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} : vector<16xf32> into f32
+func.func @row_sum(%a: tensor<8x64xf32>) -> tensor<8xf32> {
+  %0 = dsl.sum %a [1] : tensor<8x64xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

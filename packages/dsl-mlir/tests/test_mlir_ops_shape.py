@@ -1,0 +1,323 @@
+"""Shape ops (transpose, reshape, concat, expand_dims, squeeze, assemble),
+constructors (arange, zeros/ones through full) and matmul tiling edge cases:
+JIT-executed through dsl-to-llvm-cpu and compared with numpy."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+from mlir_helpers import call_jit, run_text, tensor_type
+
+import dsl_mlir
+from dsl_mlir import ir
+from dsl_mlir.dialects import arith, dsl, func
+from dsl_mlir.runtime import get_ranked_memref_descriptor
+
+RNG = np.random.default_rng(5)
+
+
+@pytest.mark.parametrize(("shape", "perm"), [((5, 37), (1, 0)), ((3, 4, 18), (2, 0, 1)),
+                                             ((3, 4, 18), (0, 2, 1)), ((2, 3, 4, 5), (3, 1, 0, 2))])
+def test_transpose(ctx: ir.Context, shape, perm) -> None:  # type: ignore[no-untyped-def]
+    out_shape = tuple(shape[p] for p in perm)
+    t, o = tensor_type(shape, "f32"), tensor_type(out_shape, "f32")
+    text = f"""func.func @f(%x: {t}) -> {o} {{
+      %0 = dsl.transpose %x [{", ".join(map(str, perm))}] : {t} -> {o}
+      return %0 : {o} }}"""
+    x = RNG.standard_normal(shape).astype(np.float32)
+    out = np.zeros(out_shape, np.float32)
+    run_text(text, [x], [out])
+    np.testing.assert_array_equal(out, np.transpose(x, perm))
+
+
+def test_transpose_fuses_with_elementwise(ctx: ir.Context) -> None:
+    t, o = tensor_type((6, 35), "f32"), tensor_type((35, 6), "f32")
+    text = f"""func.func @f(%x: {t}, %y: {o}) -> {o} {{
+      %0 = dsl.transpose %x [1, 0] : {t} -> {o}
+      %1 = dsl.add %0, %y : {o}
+      return %1 : {o} }}"""
+    x, y = RNG.standard_normal((6, 35)).astype(np.float32), RNG.standard_normal((35, 6)).astype(np.float32)
+    out = np.zeros((35, 6), np.float32)
+    run_text(text, [x, y], [out])
+    np.testing.assert_allclose(out, x.T + y, rtol=1e-6)
+
+
+@pytest.mark.parametrize(("src", "dst"), [((4, 6), (24,)), ((24,), (2, 3, 4)), ((2, 3, 4), (4, 6)),
+                                          ((1, 1), ()), ((), (1, 1, 1)), ((6, 4), (6, 4))])
+def test_reshape(ctx: ir.Context, src, dst) -> None:  # type: ignore[no-untyped-def]
+    t, o = tensor_type(src, "i32"), tensor_type(dst, "i32")
+    text = f"""func.func @f(%x: {t}) -> {o} {{
+      %0 = dsl.reshape %x : {t} -> {o}
+      return %0 : {o} }}"""
+    x = np.arange(int(np.prod(src)), dtype=np.int32).reshape(src)
+    out = np.zeros(dst, np.int32)
+    run_text(text, [x], [out])
+    np.testing.assert_array_equal(out, x.reshape(dst))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_concat_three(ctx: ir.Context, axis: int) -> None:
+    shapes = [(2, 5), (3, 5), (1, 5)] if axis == 0 else [(4, 2), (4, 7), (4, 1)]
+    arrays = [RNG.standard_normal(s).astype(np.float64) for s in shapes]
+    ref = np.concatenate(arrays, axis=axis)
+    types = [tensor_type(s, "f64") for s in shapes]
+    o = tensor_type(ref.shape, "f64")
+    text = f"""func.func @f(%a: {types[0]}, %b: {types[1]}, %c: {types[2]}) -> {o} {{
+      %0 = dsl.concat %a, %b, %c axis {axis} : {", ".join(types)} -> {o}
+      return %0 : {o} }}"""
+    out = np.zeros(ref.shape)
+    run_text(text, arrays, [out])
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_concat_dynamic_axis(ctx: ir.Context) -> None:
+    a_t, b_t, o = tensor_type(("?", 3), "f32"), tensor_type((2, 3), "f32"), tensor_type(("?", 3), "f32")
+    text = f"""func.func @f(%a: {a_t}, %b: {b_t}) -> {o} {{
+      %0 = dsl.concat %a, %b axis 0 : {a_t}, {b_t} -> {o}
+      return %0 : {o} }}"""
+    a, b = RNG.standard_normal((5, 3)).astype(np.float32), RNG.standard_normal((2, 3)).astype(np.float32)
+    out = np.zeros((7, 3), np.float32)
+    run_text(text, [a, b], [out])
+    np.testing.assert_array_equal(out, np.concatenate([a, b]))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_expand_dims_then_squeeze(ctx: ir.Context, axis: int) -> None:
+    shape = (3, 20)
+    big = list(shape)
+    big.insert(axis, 1)
+    t, e = tensor_type(shape, "f32"), tensor_type(big, "f32")
+    text = f"""func.func @f(%x: {t}) -> {e} {{
+      %0 = dsl.expand_dims %x axis {axis} : {t} -> {e}
+      %1 = dsl.squeeze %0 axis {axis} : {e} -> {t}
+      %2 = dsl.neg %1 : {t}
+      %3 = dsl.expand_dims %2 axis {axis} : {t} -> {e}
+      return %3 : {e} }}"""
+    x = RNG.standard_normal(shape).astype(np.float32)
+    out = np.zeros(big, np.float32)
+    run_text(text, [x], [out])
+    np.testing.assert_array_equal(out, np.expand_dims(-x, axis))
+
+
+def test_expand_and_squeeze_rank0(ctx: ir.Context) -> None:
+    text = """func.func @f(%x: tensor<f32>) -> tensor<1xf32> {
+      %0 = dsl.expand_dims %x axis 0 : tensor<f32> -> tensor<1xf32>
+      %1 = dsl.squeeze %0 axis 0 : tensor<1xf32> -> tensor<f32>
+      %2 = dsl.expand_dims %1 axis 0 : tensor<f32> -> tensor<1xf32>
+      return %2 : tensor<1xf32> }"""
+    x = np.array(2.5, np.float32)
+    out = np.zeros(1, np.float32)
+    run_text(text, [x], [out])
+    np.testing.assert_array_equal(out, [2.5])
+
+
+def test_assemble_builds_result_in_a_loop(ctx: ir.Context) -> None:
+    """Rows 2i..2i+1 of the result are 2*x[2i..2i+1], assembled in scf.for."""
+    text = """func.func @f(%x: tensor<8x5xf32>) -> tensor<8x5xf32> {
+      %c0 = arith.constant 0 : index
+      %c2 = arith.constant 2 : index
+      %c8 = arith.constant 8 : index
+      %two = arith.constant 2.0 : f32
+      %init = dsl.create_tensor : tensor<8x5xf32>
+      %r = scf.for %i = %c0 to %c8 step %c2 iter_args(%acc = %init) -> tensor<8x5xf32> {
+        %t = dsl.slice %x[%i, %c0] : tensor<8x5xf32> -> tensor<2x5xf32>
+        %d = dsl.mul %t, %two : (tensor<2x5xf32>, f32) -> tensor<2x5xf32>
+        %n = dsl.assemble %acc, %d [%i, %c0] : tensor<2x5xf32> into tensor<8x5xf32>
+        scf.yield %n : tensor<8x5xf32>
+      }
+      return %r : tensor<8x5xf32> }"""
+    x = RNG.standard_normal((8, 5)).astype(np.float32)
+    out = np.zeros((8, 5), np.float32)
+    run_text(text, [x], [out])
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_assemble_keeps_dst_unchanged(ctx: ir.Context) -> None:
+    """Value semantics: %dst is still used after the assemble."""
+    d, s = tensor_type((4, 6), "f32"), tensor_type((2, 3), "f32")
+    text = f"""func.func @f(%dst: {d}, %src: {s}, %i: index) -> {d} {{
+      %c1 = arith.constant 1 : index
+      %0 = dsl.assemble %dst, %src [%i, %c1] : {s} into {d}
+      %1 = dsl.add %0, %dst : {d}
+      return %1 : {d} }}"""
+    dst, src = RNG.standard_normal((4, 6)).astype(np.float32), RNG.standard_normal((2, 3)).astype(np.float32)
+    out = np.zeros((4, 6), np.float32)
+    engine = dsl_mlir.jit(dsl_mlir.lower(dsl_mlir.parse_module(text)))
+    args = [ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(a))) for a in (dst, src)]
+    engine.invoke("f", *args, ctypes.pointer(ctypes.c_int64(2)),
+                  ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(out))))
+    expected = dst.copy()
+    expected[2:4, 1:4] = src
+    np.testing.assert_array_equal(out, expected + dst)
+
+
+@pytest.mark.parametrize(("elt", "start", "step", "dtype"), [
+    ("f32", "0.5", "0.25", np.float32), ("i32", "-7", "3", np.int32), ("f64", "1.0", "-0.1", np.float64)])
+def test_arange(ctx: ir.Context, elt: str, start: str, step: str, dtype) -> None:  # type: ignore[no-untyped-def]
+    o = tensor_type((37,), elt)
+    text = f"""func.func @f() -> {o} {{
+      %s = arith.constant {start} : {elt}
+      %d = arith.constant {step} : {elt}
+      %0 = dsl.arange %s, %d : {elt} -> {o}
+      return %0 : {o} }}"""
+    out = np.zeros(37, dtype)
+    run_text(text, [], [out])
+    py = float if elt.startswith("f") else int
+    np.testing.assert_allclose(out, np.arange(37) * dtype(py(step)) + dtype(py(start)), rtol=1e-6)
+
+
+def test_arange_dynamic_and_python_builder(ctx: ir.Context) -> None:
+    f32, index = ir.F32Type.get(), ir.IndexType.get()
+    dyn = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()], f32)
+    module = ir.Module.create()
+    with ir.InsertionPoint(module.body):
+        fn = func.FuncOp("f", ir.FunctionType.get([index], [dyn]))
+        entry = fn.add_entry_block()
+        with ir.InsertionPoint(entry):
+            start = arith.ConstantOp(f32, 1.0).result
+            step = arith.ConstantOp(f32, 2.0).result
+            func.ReturnOp([dsl.ArangeOp(dyn, start, step, [entry.arguments[0]]).result])
+    out = np.zeros(21, np.float32)
+    engine = dsl_mlir.jit(dsl_mlir.lower(module))
+    engine.invoke("f", ctypes.pointer(ctypes.c_int64(21)),
+                  ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(out))))
+    np.testing.assert_array_equal(out, 1 + 2 * np.arange(21, dtype=np.float32))
+
+
+def test_zeros_and_ones_are_full(ctx: ir.Context) -> None:
+    o = tensor_type((3, 17), "f32")
+    text = f"""func.func @f(%x: {o}) -> {o} {{
+      %z = arith.constant 0.0 : f32
+      %one = arith.constant 1.0 : f32
+      %0 = dsl.full %z : f32 -> {o}
+      %1 = dsl.full %one : f32 -> {o}
+      %2 = dsl.maximum %x, %0 : {o}
+      %3 = dsl.add %2, %1 : {o}
+      return %3 : {o} }}"""
+    x = RNG.standard_normal((3, 17)).astype(np.float32)
+    out = np.zeros((3, 17), np.float32)
+    run_text(text, [x], [out])
+    np.testing.assert_array_equal(out, np.maximum(x, 0) + 1)
+
+
+# --- matmul: tiles, peeled remainders, K blocks, transposes, mixed precision --
+
+@pytest.mark.parametrize(("m", "k", "n"), [(37, 29, 53), (8, 512, 32), (70, 300, 40), (1, 7, 1)])
+@pytest.mark.parametrize(("a_trans", "b_trans"), [(False, False), (True, False), (False, True)])
+def test_matmul_shapes(ctx: ir.Context, m: int, k: int, n: int, a_trans: bool, b_trans: bool) -> None:
+    a = RNG.standard_normal((k, m) if a_trans else (m, k)).astype(np.float32)
+    b = RNG.standard_normal((n, k) if b_trans else (k, n)).astype(np.float32)
+    ta, tb, tc = tensor_type(a.shape, "f32"), tensor_type(b.shape, "f32"), tensor_type((m, n), "f32")
+    attrs = [name for name, on in (("a_trans", a_trans), ("b_trans", b_trans)) if on]
+    attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
+    text = f"""func.func @f(%a: {ta}, %b: {tb}) -> {tc} {{
+      %0 = dsl.matmul %a, %b{attr_text} : {ta}, {tb} -> {tc}
+      return %0 : {tc} }}"""
+    out = np.zeros((m, n), np.float32)
+    run_text(text, [a, b], [out])
+    ref = (a.T if a_trans else a) @ (b.T if b_trans else b)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_matmul_dynamic_b_trans(ctx: ir.Context) -> None:
+    ta, tb, tc = tensor_type(("?", 40), "f32"), tensor_type(("?", 40), "f32"), tensor_type(("?", "?"), "f32")
+    text = f"""func.func @f(%a: {ta}, %b: {tb}) -> {tc} {{
+      %0 = dsl.matmul %a, %b {{b_trans}} : {ta}, {tb} -> {tc}
+      return %0 : {tc} }}"""
+    a, b = RNG.standard_normal((19, 40)).astype(np.float32), RNG.standard_normal((35, 40)).astype(np.float32)
+    out = np.zeros((19, 35), np.float32)
+    run_text(text, [a, b], [out])
+    np.testing.assert_allclose(out, a @ b.T, rtol=1e-4, atol=1e-4)
+
+
+def test_matmul_dynamic_m(ctx: ir.Context) -> None:
+    ta, tb, tc = tensor_type(("?", 40), "f32"), tensor_type((40, 33), "f32"), tensor_type(("?", 33), "f32")
+    text = f"""func.func @f(%a: {ta}, %b: {tb}) -> {tc} {{
+      %0 = dsl.matmul %a, %b : {ta}, {tb} -> {tc}
+      return %0 : {tc} }}"""
+    a, b = RNG.standard_normal((19, 40)).astype(np.float32), RNG.standard_normal((40, 33)).astype(np.float32)
+    out = np.zeros((19, 33), np.float32)
+    run_text(text, [a, b], [out])
+    np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("options", [{"matmul-tile-sizes": "4,16,2"}, {"matmul-tile-sizes": "6,64,1"},
+                                     {"matmul-k-block": 32}, {"vectorize": False}])
+def test_matmul_pipeline_options(ctx: ir.Context, options) -> None:  # type: ignore[no-untyped-def]
+    a, b = RNG.standard_normal((45, 70)).astype(np.float64), RNG.standard_normal((70, 21)).astype(np.float64)
+    ta, tb, tc = tensor_type(a.shape, "f64"), tensor_type(b.shape, "f64"), tensor_type((45, 21), "f64")
+    text = f"""func.func @f(%a: {ta}, %b: {tb}) -> {tc} {{
+      %0 = dsl.matmul %a, %b : {ta}, {tb} -> {tc}
+      return %0 : {tc} }}"""
+    out = np.zeros((45, 21))
+    run_text(text, [a, b], [out], options=options)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"matmul-tile-sizes": "8,48,1"}, "matmul-tile-sizes must be three positive sizes M,N,K with N a power of two"),
+    ({"vector-size": 24}, "vector-size must be a power of two, got 24"),
+])
+def test_bad_codegen_options_are_errors(ctx: ir.Context, options, message: str) -> None:  # type: ignore[no-untyped-def]
+    t = tensor_type((8, 8), "f32")
+    module = dsl_mlir.parse_module(f"""func.func @f(%a: {t}) -> {t} {{
+      %0 = dsl.matmul %a, %a : {t}, {t} -> {t}
+      return %0 : {t} }}""")
+    with pytest.raises(dsl_mlir.MLIRDiagnosticError) as info:
+        dsl_mlir.lower(module, options=options)
+    assert any(message in d.message for d in info.value.diagnostics)
+
+
+def test_matmul_int_and_f16(ctx: ir.Context) -> None:
+    a, b = RNG.integers(-5, 5, (9, 17), dtype=np.int32), RNG.integers(-5, 5, (17, 35), dtype=np.int32)
+    ta, tb, tc = tensor_type(a.shape, "i32"), tensor_type(b.shape, "i32"), tensor_type((9, 35), "i32")
+    out = np.zeros((9, 35), np.int32)
+    run_text(f"""func.func @f(%a: {ta}, %b: {tb}) -> {tc} {{
+      %0 = dsl.matmul %a, %b : {ta}, {tb} -> {tc}
+      return %0 : {tc} }}""", [a, b], [out])
+    np.testing.assert_array_equal(out, a @ b)
+    h1, h2 = a.astype(np.float16), b.astype(np.float16)
+    ha, hb, hc = tensor_type(a.shape, "f16"), tensor_type(b.shape, "f16"), tensor_type((9, 35), "f32")
+    out32 = np.zeros((9, 35), np.float32)
+    run_text(f"""func.func @f(%a: {ha}, %b: {hb}) -> {hc} {{
+      %0 = dsl.matmul %a, %b : {ha}, {hb} -> {hc}
+      return %0 : {hc} }}""", [h1, h2], [out32])
+    np.testing.assert_array_equal(out32, (a @ b).astype(np.float32))
+
+
+def test_matmul_then_bias_relu(ctx: ir.Context) -> None:
+    """A matmul feeding broadcast elementwise ops (the usual dense layer)."""
+    f32 = ir.F32Type.get()
+    ta, tb = ir.RankedTensorType.get([33, 64], f32), ir.RankedTensorType.get([64, 48], f32)
+    tbias, tc = ir.RankedTensorType.get([48], f32), ir.RankedTensorType.get([33, 48], f32)
+
+    module = ir.Module.create()
+    with ir.InsertionPoint(module.body):
+        fn = func.FuncOp("dense", ir.FunctionType.get([ta, tb, tbias], [tc]))
+        entry = fn.add_entry_block()
+        with ir.InsertionPoint(entry):
+            x, w, bias = entry.arguments
+            y = dsl.MatmulOp(tc, x, w).result
+            y = dsl.AddOp(tc, y, bias).result
+            func.ReturnOp([dsl.ReluOp(tc, y).result])
+    x, w = RNG.standard_normal((33, 64)).astype(np.float32), RNG.standard_normal((64, 48)).astype(np.float32)
+    bias = RNG.standard_normal(48).astype(np.float32)
+    out = np.zeros((33, 48), np.float32)
+    call_jit(module, "dense", [x, w, bias], [out])
+    np.testing.assert_allclose(out, np.maximum(x @ w + bias, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_empty_tensors(ctx: ir.Context) -> None:
+    """Zero-size dimensions: nothing to compute, nothing out of bounds."""
+    text = """func.func @f(%e: tensor<0x4xf32>, %y: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<4xf32>) {
+      %0 = dsl.add %e, %e : tensor<0x4xf32>
+      %1 = dsl.concat %0, %y, %e axis 0 : tensor<0x4xf32>, tensor<3x4xf32>, tensor<0x4xf32> -> tensor<3x4xf32>
+      %2 = dsl.sum %0 [0] : tensor<0x4xf32> -> tensor<4xf32>
+      return %1, %2 : tensor<3x4xf32>, tensor<4xf32> }"""
+    e, y = np.zeros((0, 4), np.float32), RNG.standard_normal((3, 4)).astype(np.float32)
+    out, total = np.zeros((3, 4), np.float32), np.ones(4, np.float32)
+    run_text(text, [e, y], [out, total])
+    np.testing.assert_array_equal(out, y)
+    np.testing.assert_array_equal(total, np.zeros(4, np.float32))
