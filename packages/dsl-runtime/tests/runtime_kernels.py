@@ -81,3 +81,8 @@ class Params:
 @jit
 def affine(x: pl.Tensor[[N], pl.FP32], p: Params) -> pl.Tensor[[N], pl.FP32]:
     return pl.add(pl.add(pl.mul(x, p.aff.scale), p.aff.shift), p.bias)
+
+
+@jit(pipeline_options={"parallel": True})
+def chain_parallel(x: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:
+    return pl.add(pl.mul(x, x), y)

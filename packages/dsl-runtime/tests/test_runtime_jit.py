@@ -201,3 +201,11 @@ def test_struct_parameters_flatten_to_scalar_slots() -> None:
     assert [s.kind for s in abi.slots()] == ["memref", "f32", "f32", "f32", "memref"]
     with pytest.raises(TypeError, match="argument 'p' expects a Params struct, got Affine"):
         k.affine(x, k.Affine(1.0, 2.0))
+
+
+def test_parallel_option_runs_on_the_async_runtime() -> None:
+    x = np.linspace(-1, 1, 1 << 18, dtype=np.float32)
+    y = np.ones_like(x)
+    np.testing.assert_allclose(k.chain_parallel(x, y), x * x + y, rtol=1e-6)
+    cf = k.chain_parallel.compile(x, y)
+    assert "async" in cf.mlir("lowered") or "mlirAsyncRuntime" in cf.mlir("lowered")

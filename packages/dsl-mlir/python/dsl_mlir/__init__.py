@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ._errors import Diagnostic as Diagnostic
 from ._errors import MLIRDiagnosticError as MLIRDiagnosticError
+from ._lib import ASYNC_RUNTIME as ASYNC_RUNTIME
 from ._lib import dialects as dialects
 from ._lib import execution_engine as execution_engine
 from ._lib import ir as ir
@@ -34,6 +35,7 @@ from .api import to_llvm_ir as to_llvm_ir
 from .api import verify as verify
 
 __all__ = [
+    "ASYNC_RUNTIME",
     "MLIR_VERSION",
     "Diagnostic",
     "MLIRDiagnosticError",

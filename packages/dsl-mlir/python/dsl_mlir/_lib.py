@@ -20,6 +20,8 @@ from ._mlir.dialects import llvm as llvm_dialect
 
 #: Directory holding the aggregate C API library and the dsl-opt executable.
 LIBS_DIR = os.path.join(os.path.dirname(ir.__file__), "_mlir_libs")
+#: The async runtime that code lowered with ``parallel=true`` calls (MLIR's async runtime API).
+ASYNC_RUNTIME = os.path.join(LIBS_DIR, "libdsl_async_runtime.so")
 
 #: Dialect modules available under ``dsl_mlir.dialects``.
 DIALECTS = (

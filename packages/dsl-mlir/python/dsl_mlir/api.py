@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ._errors import MLIRDiagnosticError, from_mlir_error
-from ._lib import execution_engine, ir, passmanager, translate_to_llvm_ir
+from ._lib import ASYNC_RUNTIME, execution_engine, ir, passmanager, translate_to_llvm_ir
 
 OptionValue = bool | int | str
 
@@ -112,16 +112,22 @@ def to_llvm_ir(module: ir.Module) -> str:
 
 
 def jit(
-    module: ir.Module, opt_level: int = 3, shared_libs: Sequence[str] = ()
+    module: ir.Module, opt_level: int = 3, shared_libs: Sequence[str] = (), *,
+    parallel: bool = False, object_dump: bool = False,
 ) -> execution_engine.ExecutionEngine:
     """Compile an LLVM-dialect module into native code (MLIR ExecutionEngine).
 
-    Look up entry points with ``engine.raw_lookup("_mlir_ciface_<name>")``.
+    ``parallel=True`` links the async runtime that code lowered with the
+    pipeline option ``parallel=true`` calls; ``object_dump=True`` keeps the
+    object code for ``engine.dump_to_object_file(path)``. Look up entry points
+    with ``engine.raw_lookup("_mlir_ciface_<name>")``.
     """
     verify(module)
     if not 0 <= opt_level <= 3:
         raise ValueError(f"jit: opt_level must be 0..3, got {opt_level}")
+    libs = [*shared_libs, *([ASYNC_RUNTIME] if parallel else [])]
     try:
-        return execution_engine.ExecutionEngine(module, opt_level=opt_level, shared_libs=list(shared_libs))
+        return execution_engine.ExecutionEngine(module, opt_level=opt_level, shared_libs=libs,
+                                                 enable_object_dump=object_dump)
     except (RuntimeError, ir.MLIRError) as err:
         raise MLIRDiagnosticError(f"JIT compilation failed: {err}", ()) from None

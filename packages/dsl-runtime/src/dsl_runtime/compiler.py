@@ -73,18 +73,12 @@ def parse(fn: Any, overrides: Mapping[str, Any], options: CompileOptions, ctx: A
                              context=ctx)
 
 
-def _engine(module: Any, opt_level: int, object_dump: bool) -> Any:
+def _engine(module: Any, options: CompileOptions, object_dump: bool) -> Any:
     """An ExecutionEngine (optionally keeping its object code for the disk cache)."""
     import dsl_mlir
 
-    if not object_dump:
-        return dsl_mlir.jit(module, opt_level=opt_level)
-    dsl_mlir.verify(module)
-    try:
-        return dsl_mlir.execution_engine.ExecutionEngine(module, opt_level=opt_level,
-                                                         enable_object_dump=True)
-    except (RuntimeError, dsl_mlir.ir.MLIRError) as err:
-        raise dsl_mlir.MLIRDiagnosticError(f"JIT compilation failed: {err}", ()) from None
+    return dsl_mlir.jit(module, opt_level=options.opt_level, parallel=options.parallel,
+                        object_dump=object_dump and not options.parallel)
 
 
 def lower_and_jit(name: str, module: Any, options: CompileOptions,
@@ -111,7 +105,7 @@ def lower_and_jit(name: str, module: Any, options: CompileOptions,
     timings["lower"] = time.perf_counter() - t
     t = time.perf_counter()
     try:
-        engine = _engine(lowered, options.opt_level, object_dump)
+        engine = _engine(lowered, options, object_dump)
     except dsl_mlir.MLIRDiagnosticError as err:
         raise from_mlir(f"JIT compilation of {name} failed", err) from None
     timings["jit"] = time.perf_counter() - t
@@ -167,7 +161,7 @@ def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
     t = time.perf_counter()
     ctx = dsl_mlir.context()
     module = dsl_mlir.parse_module(lowered_text, ctx)
-    engine = dsl_mlir.jit(module, opt_level=options.opt_level)
+    engine = _engine(module, options, object_dump=False)
     kernel = make_kernel(abi, engine)
     timings["load"] = time.perf_counter() - t
     return CompiledFunction(abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text),

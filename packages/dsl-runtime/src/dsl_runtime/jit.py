@@ -163,14 +163,15 @@ class JitFunction:
             parsed = parse(self._fn, overrides, self.options, ctx)
             timings["parse"] = time.perf_counter() - t
         compiled = compile_parsed(parsed, self.specs, constexprs, self.options, timings, ctx,
-                                  object_dump=disk_key is not None)
+                                  object_dump=disk_key is not None and not self.options.parallel)
         timings["total"] = time.perf_counter() - start
         self.timings = timings
         if disk_key is not None:
             cache.store(disk_key, compiled.abi, compiled.artifacts.dsl, compiled.artifacts.lowered,
                         {"versions": dict(keys.component_versions()),
                          "extensions": dict(keys.extension_versions())},
-                        dump_object=compiled.keepalive[-1].dump_to_object_file)
+                        dump_object=None if self.options.parallel
+                        else compiled.keepalive[-1].dump_to_object_file)
         return compiled
 
     def compile(self, *args: Any, **kwargs: Any) -> CompiledFunction:

@@ -18,5 +18,10 @@ class CompileOptions(BaseModel):
     pipeline_options: dict[str, bool | int | str] = Field(default_factory=dict)
     strict_ssa: bool = True
 
+    @property
+    def parallel(self) -> bool:
+        """Whether the pipeline emits multithreaded code (it then needs dsl-mlir's async runtime)."""
+        return bool(self.pipeline_options.get("parallel", False))
+
     def key(self) -> str:
         return self.model_dump_json()
