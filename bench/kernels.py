@@ -10,7 +10,7 @@ The bound column is what the machine allows: for memory-bound kernels the
 bandwidth of a large numpy copy (bytes read + written), for matmul the
 GFLOP/s of single-threaded OpenBLAS (a practical compute peak).
 
-Run: python bench/mlir_kernels_bench.py   (under 2 minutes)
+Run: python bench/kernels.py   (under 2 minutes; numba columns when numba is installed)
 """
 
 from __future__ import annotations
@@ -81,11 +81,34 @@ class Row:
     work: float  # bytes or flops per call
     unit: str    # "GB/s" or "GFLOP/s"
     bound: float
+    numba: float | None = None  # seconds, where numba has an equivalent
 
     def cells(self) -> list[str]:
         rate = self.work / self.ours / 1e9
-        return [self.kernel, self.size, f"{self.ours * 1e3:.2f}", f"{self.numpy * 1e3:.2f}",
+        numba = "n/a" if self.numba is None else f"{self.numba * 1e3:.2f}"
+        return [self.kernel, self.size, f"{self.ours * 1e3:.2f}", f"{self.numpy * 1e3:.2f}", numba,
                 f"{self.numpy / self.ours:.2f}x", f"{rate:.1f} {self.unit}", f"{self.bound:.1f} {self.unit}"]
+
+
+def numba_time(kernel: Callable[..., None], *arrays: np.ndarray) -> float | None:
+    """Best time of a numba @njit kernel (None when numba is not installed)."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    compiled = numba.njit(fastmath=False)(kernel)
+    return timeit(lambda: compiled(*arrays))
+
+
+def _nb_add(a: np.ndarray, b: np.ndarray, o: np.ndarray) -> None:
+    for i in range(a.shape[0]):
+        o[i] = a[i] + b[i]
+
+
+def _nb_chain(a: np.ndarray, b: np.ndarray, c: np.ndarray, o: np.ndarray) -> None:
+    for i in range(a.shape[0]):
+        v = a[i] * b[i] + c[i]
+        o[i] = v if v > 0 else 0.0
 
 
 def copy_bandwidth() -> float:
@@ -108,7 +131,7 @@ def bench_add(bw: float) -> Row:
     call()
     np.testing.assert_allclose(o, a + b, rtol=1e-6)
     return Row("add", "10M f32", timeit(call), timeit(lambda: np.add(a, b, out=o)),
-               12 * N, "GB/s", bw)
+               12 * N, "GB/s", bw, numba_time(_nb_add, a, b, o))
 
 
 def bench_chain(bw: float) -> Row:
@@ -129,7 +152,8 @@ def bench_chain(bw: float) -> Row:
         np.add(tmp, c, out=tmp)
         np.maximum(tmp, 0, out=o)
 
-    return Row("mul+add+relu", "10M f32", timeit(call), timeit(numpy_chain), 16 * N, "GB/s", bw)
+    return Row("mul+add+relu", "10M f32", timeit(call), timeit(numpy_chain), 16 * N, "GB/s", bw,
+               numba_time(_nb_chain, a, b, c, o))
 
 
 def bench_matmul(n: int, blas_peak: list[float]) -> Row:
@@ -229,7 +253,7 @@ def main() -> None:
         for extra in (bench_chain(bw), bench_matmul(1024, blas_peak), bench_softmax(4096, 1024, bw)):
             extra.kernel += threads
             results.append(extra)
-    header = ["kernel", "size", "ours (ms)", "numpy (ms)", "numpy/ours", "ours", "machine bound"]
+    header = ["kernel", "size", "ours (ms)", "numpy (ms)", "numba (ms)", "numpy/ours", "ours", "machine bound"]
     table = [header, *(r.cells() for r in results)]
     widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
     for i, cells in enumerate(table):
