@@ -30,16 +30,17 @@ def test_elementwise_ops_and_operators(call: str, mlir: str) -> None:
     assert f"z: {T} = pl.{mlir[4:]}(x, y)" in f.as_python()
 
 
-def test_scalar_operand_is_broadcast_with_full() -> None:
+def test_scalar_operand_is_used_directly() -> None:
     f = fn("""
         @pl.function
         def f(x: pl.Tensor[[4, 8], pl.FP16]) -> pl.Tensor[[4, 8], pl.FP16]:
             return pl.mul(2.0, x)
     """)
     text = str(f)
-    assert re.search(r"%cst = arith.constant 2.000000e\+00 : f16\n\s+%0 = dsl.full %cst : f16 -> "
-                     r"tensor<4x8xf16>\n\s+%1 = dsl.mul %0, %arg0", text), text
-    assert "pl.mul(pl.full([4, 8], 2.0, dtype=pl.FP16), x)" in f.as_python()
+    assert re.search(r"%cst = arith.constant 2.000000e\+00 : f16\n\s+%0 = dsl.mul %cst, %arg0 "
+                     r": \(f16, tensor<4x8xf16>\) -> tensor<4x8xf16>", text), text
+    assert "dsl.full" not in text
+    assert "pl.mul(2.0, x)" in f.as_python()
 
 
 def test_matmul_transposes_and_wider_result() -> None:
@@ -112,7 +113,9 @@ def test_cast_slice_create_full_dim_const() -> None:
 
 
 @pytest.mark.parametrize(("body", "line_col", "words", "cls"), [
-    ("pl.add(x, y)", (5, 15), ["different shapes"], ParserTypeError),
+    ("pl.add(x, y)", (5, 15), ["different shapes that do not broadcast",
+                               "pl.Tensor[[4, 8], pl.FP32] and pl.Tensor[[8, 4], pl.FP32]"],
+     ParserTypeError),
     ("pl.add(x, z)", (5, 15), ["different dtypes"], ParserTypeError),
     ("pl.add(1, 2)", (5, 5), ["at least one operand must be a tensor"], ParserTypeError),
     ("pl.add(x, 1.5, 3)", (5, 5), ["takes 2 arguments, 3 given"], InvalidOperationError),

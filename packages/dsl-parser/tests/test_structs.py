@@ -18,7 +18,7 @@ def test_struct_parameter_flattens_in_declaration_order() -> None:
         "pl.Scalar[pl.FP32]", "pl.Scalar[pl.FP32]", "pl.Scalar[pl.INT64]"]
     text = str(fn)
     assert "func.func @nested(%arg0: tensor<4xf32>, %arg1: f32, %arg2: f32, %arg3: i64)" in text
-    assert "dsl.full %arg1" in text and "dsl.full %arg2" in text
+    assert "dsl.mul %arg0, %arg1 : (tensor<4xf32>, f32)" in text and "dsl.add %0, %arg2" in text
 
 
 def test_unknown_field_is_an_error_at_the_users_line() -> None:

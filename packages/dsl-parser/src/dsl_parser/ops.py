@@ -14,9 +14,21 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NoReturn, Protocol
 
-from ._mlir import Value, dsl, tensor
+from ._mlir import Value, dsl, ir, tensor
 from .errors import ParserError, ParserTypeError
-from .types import INDEX, Dim, DType, Dynamic, PlType, ScalarType, TensorType, dims_match
+from .types import (
+    BOOL,
+    FP32,
+    INDEX,
+    INT64,
+    Dim,
+    DType,
+    Dynamic,
+    PlType,
+    ScalarType,
+    TensorType,
+    dims_match,
+)
 from .values import TypedValue, is_literal, literal_dtype, literal_problem
 
 
@@ -31,6 +43,10 @@ class Arg(Enum):
     DTYPE = "a dtype such as pl.FP32"
     FLAG = "True or False"
     INT = "an int"
+    AXES = "an int, a list of ints or None"
+    INTS = "a list of ints"
+    TENSORS = "a list of tensors"
+    SIZE = "a size (an int or an INDEX scalar)"
 
 
 REQUIRED = object()
@@ -152,50 +168,135 @@ def _operand_type(call: OpCall, name: str, want: DType) -> None:
 
 
 # -- elementwise binary ops ------------------------------------------------------------------
-def _infer_binary(call: OpCall) -> PlType:
-    lhs, rhs = call["lhs"], call["rhs"]
-    tensors = [v for v in (lhs, rhs) if isinstance(v, TypedValue) and v.is_tensor]
-    if not tensors:
+def broadcast_shapes(a: tuple[Dim, ...], b: tuple[Dim, ...]) -> tuple[Dim, ...] | str:
+    """numpy.broadcast_shapes of two shapes, or why they do not broadcast.
+
+    A static 1 stretches; ``?`` against ``n`` is assumed to be ``n``, two dynamic
+    dimensions are assumed equal (a named one wins over an anonymous one), but two
+    different names never match."""
+    rank = max(len(a), len(b))
+    pa, pb = (1,) * (rank - len(a)) + a, (1,) * (rank - len(b)) + b
+    out: list[Dim] = []
+    for axis, (x, y) in enumerate(zip(pa, pb, strict=True)):
+        if x == 1:
+            out.append(y)
+        elif y == 1:
+            out.append(x)
+        elif isinstance(x, int) and isinstance(y, int):
+            if x != y:
+                return f"dimension {axis} is {x} vs {y}"
+            out.append(x)
+        elif isinstance(x, int):
+            out.append(x)
+        elif isinstance(y, int):
+            out.append(y)
+        elif not dims_match(x, y):
+            return f"dimension {axis} is {x!r} vs {y!r}"
+        else:
+            out.append(y if x.name is None else x)
+    return tuple(out)
+
+
+def _common_shape(call: OpCall, names: Sequence[str]) -> tuple[Dim, ...]:
+    """The broadcast shape of the tensor arguments ``names`` (scalars count as ``()``)."""
+    shape: tuple[Dim, ...] = ()
+    seen: list[TensorType] = []
+    for name in names:
+        value = call[name]
+        if not (isinstance(value, TypedValue) and isinstance(value.type, TensorType)):
+            continue
+        t = value.type
+        assert t.shape is not None
+        merged = broadcast_shapes(shape, t.shape)
+        if isinstance(merged, str):
+            shapes = " and ".join(str(s) for s in [*seen, t])
+            call.fail(name, f"operands have different shapes that do not broadcast: "
+                            f"{shapes} ({merged})")
+        shape = merged
+        seen.append(t)
+    return shape
+
+
+def _element_dtype(call: OpCall, names: Sequence[str]) -> DType:
+    """The dtype of the tensor and scalar operands ``names`` (literals adopt it)."""
+    typed = [(n, v) for n in names if isinstance(v := call[n], TypedValue)]
+    if not typed:
+        return literal_dtype(call[names[0]])
+    first, value = typed[0]
+    want = value.dtype
+    for name, other in typed[1:]:
+        if other.dtype != want:
+            if other.is_tensor and value.is_tensor:
+                call.fail(name, f"operands have different dtypes: {value.type} and {other.type}")
+            scalar, tensor_ = (other, value) if value.is_tensor else (value, other)
+            call.fail(name if scalar is other else first,
+                      f"scalar operand is {scalar.type}, the tensor elements are "
+                      f"{tensor_.dtype!r}")
+    for name in names:
+        if not isinstance(call[name], TypedValue):
+            _operand_type(call, name, want)
+    return want
+
+
+def _infer_elementwise(call: OpCall, names: Sequence[str], dtype: DType | None = None
+                       ) -> TensorType:
+    if not any(isinstance(v := call[n], TypedValue) and v.is_tensor for n in names):
         call.fail(None, "at least one operand must be a tensor (use operators for scalars)")
-    if len(tensors) == 1:
-        t = tensors[0].type
-        assert isinstance(t, TensorType)
-        _operand_type(call, "rhs" if tensors[0] is lhs else "lhs", t.dtype)
-        return t
-    a, b = _tensor(call, "lhs"), _tensor(call, "rhs")
-    if a.dtype != b.dtype:
-        call.fail("rhs", f"operands have different dtypes: {a} and {b}")
-    if not a.matches(b):
-        call.fail("rhs", f"operands have different shapes: {a} and {b}")
-    assert a.shape is not None and b.shape is not None
-    return a if a.shape == b.shape else TensorType(_merge_shape(a.shape, b.shape), a.dtype)
+    element = _element_dtype(call, names)
+    return TensorType(_common_shape(call, names), dtype or element)
 
 
-def _broadcast(call: OpCall, name: str, t: TensorType) -> Value:
-    """The tensor operand itself, or a pl.full of the scalar one (sizes first, then value)."""
+def _infer_binary(call: OpCall) -> PlType:
+    return _infer_elementwise(call, ("lhs", "rhs"))
+
+
+def _floats_only(call: OpCall, t: TensorType) -> None:
+    if not t.dtype.is_float:
+        call.fail(None, f"takes floats, got elements of {t.dtype!r}")
+
+
+def _operand_value(call: OpCall, name: str, dtype: DType) -> Value:
+    """A tensor or scalar operand as is, a literal as a constant of ``dtype``."""
     value = call[name]
-    if isinstance(value, TypedValue) and value.is_tensor:
+    if isinstance(value, TypedValue):
         return value.value
-    ctx = call.ctx
-    source = call["rhs" if name == "lhs" else "lhs"]
-    assert t.shape is not None and isinstance(source, TypedValue)
-    sizes = ctx.dynamic_sizes(t, t.shape, call.nodes[name], source)
-    scalar = ctx.materialize(value, call.nodes[name], t.dtype)
-    op = dsl.FullOp(ctx.mlir_type(t), scalar.value, sizes, loc=ctx.loc, ip=ctx.ip)
-    return ctx.new(op.result, t).value
+    return call.ctx.materialize(value, call.nodes[name], dtype).value
 
 
-def _binary(name: str, op_class: Callable[..., object], what: str) -> OpRule:
+def _binary(name: str, op_class: Callable[..., object], what: str,
+            floats: bool = False) -> OpRule:
+    def infer(call: OpCall) -> PlType:
+        t = _infer_elementwise(call, ("lhs", "rhs"))
+        if floats:
+            _floats_only(call, t)
+        return t
+
     def emit(call: OpCall, t: PlType) -> Value:
         assert isinstance(t, TensorType)
-        lhs, rhs = _broadcast(call, "lhs", t), _broadcast(call, "rhs", t)
+        lhs = _operand_value(call, "lhs", t.dtype)
+        rhs = _operand_value(call, "rhs", t.dtype)
         ctx = call.ctx
         return op_class(ctx.mlir_type(t), lhs, rhs, loc=ctx.loc, ip=ctx.ip).result  # type: ignore[attr-defined]
 
+    def spell(s: Spelling) -> str:
+        dtype = s.result_type().dtype
+        return f"pl.{name}({s.operand(0, dtype)}, {s.operand(1, dtype)})"
+
     return OpRule(
         name, f"dsl.{name}", (Param("lhs", Arg.OPERAND), Param("rhs", Arg.OPERAND)),
-        _infer_binary, emit, lambda s: f"pl.{name}({s.operand(0)}, {s.operand(1)})",
-        f"Elementwise {what}; a scalar operand is broadcast with pl.full.")
+        infer, emit, spell,
+        f"Elementwise {what}; operands broadcast as in numpy, either may be a scalar.")
+
+
+def _unary(name: str, op_class: Callable[..., object], what: str, floats: bool) -> OpRule:
+    def infer(call: OpCall) -> PlType:
+        t = _tensor(call, "x")
+        if floats:
+            _floats_only(call, t)
+        return t
+
+    return OpRule(name, f"dsl.{name}", (Param("x", Arg.TENSOR),), infer, _emit_unary(op_class),
+                  lambda s: f"pl.{name}({s.operand(0)})", f"Elementwise {what}.")
 
 
 # -- matmul -----------------------------------------------------------------------------------
@@ -368,6 +469,393 @@ def _spell_const(s: Spelling) -> str:  # the printer prints constants itself (se
     return s.operand(0)
 
 
+# -- reductions ----------------------------------------------------------------------------------
+def _axis(call: OpCall, name: str, axis: int, rank: int, extra: int = 0) -> int:
+    """``axis`` normalized into ``[0, rank + extra)`` (negative axes count from the end)."""
+    size = rank + extra
+    if not -size <= axis < size:
+        call.fail(name, f"axis {axis} is out of range for {_tensor_of(call)} of rank {rank}: "
+                        f"expected {-size}..{size - 1}")
+    return axis % size
+
+
+def _tensor_of(call: OpCall) -> str:
+    x = call.args.get("x")
+    return str(x.type) if isinstance(x, TypedValue) else "the tensor"
+
+
+def _reduced_axes(call: OpCall, t: TensorType) -> list[int]:
+    assert t.rank is not None
+    axes = call["axis"]
+    if axes is None:
+        items: list[int] = list(range(t.rank))
+    else:
+        items = [axes] if isinstance(axes, int) else list(axes)  # type: ignore[call-overload]
+    if not items:
+        call.fail("axis", "at least one axis is required (None reduces every axis)")
+    out = [_axis(call, "axis", a, t.rank) for a in items]
+    if len(set(out)) != len(out):
+        call.fail("axis", f"axes {items!r} repeat a dimension of {t}")
+    return sorted(out)
+
+
+def _reduced_type(call: OpCall, t: TensorType, axes: Sequence[int], dtype: DType) -> TensorType:
+    assert t.shape is not None
+    keep = call["keepdim"]
+    shape = tuple(1 if i in axes else d for i, d in enumerate(t.shape) if keep or i not in axes)
+    return TensorType(shape, dtype)
+
+
+def _reduction(name: str, op_class: Callable[..., object], what: str,
+               floats: bool = False) -> OpRule:
+    def infer(call: OpCall) -> PlType:
+        t = _tensor(call, "x")
+        if floats:
+            _floats_only(call, t)
+        return _reduced_type(call, t, _reduced_axes(call, t), t.dtype)
+
+    def emit(call: OpCall, t: PlType) -> Value:
+        ctx, x = call.ctx, call["x"]
+        assert isinstance(x, TypedValue) and isinstance(x.type, TensorType)
+        axes = _reduced_axes(call, x.type)
+        return op_class(ctx.mlir_type(t), x.value, axes,  # type: ignore[attr-defined]
+                        keepdim=True if call["keepdim"] else None, loc=ctx.loc, ip=ctx.ip).result
+
+    def spell(s: Spelling) -> str:
+        attrs = s.op.attributes  # type: ignore[attr-defined]
+        axes = list(ir.DenseI64ArrayAttr(attrs["axes"]))
+        rank = s.operand_type(0).rank  # type: ignore[union-attr]
+        parts = [s.operand(0)]
+        if axes != list(range(rank or 0)):
+            parts.append(f"axis={axes[0] if len(axes) == 1 else axes!r}")
+        if "keepdim" in attrs:
+            parts.append("keepdim=True")
+        return f"pl.{name}({', '.join(parts)})"
+
+    return OpRule(name, f"dsl.{name}",
+                  (Param("x", Arg.TENSOR), Param("axis", Arg.AXES, None),
+                   Param("keepdim", Arg.FLAG, False)),
+                  infer, emit, spell,
+                  f"The {what} over axis (an int, a list, or None for every axis); "
+                  "keepdim keeps reduced dimensions as size 1.")
+
+
+def _infer_argmax(call: OpCall) -> PlType:
+    t = _tensor(call, "x")
+    axis = call["axis"]
+    assert isinstance(axis, int) and t.rank is not None
+    return _reduced_type(call, t, [_axis(call, "axis", axis, t.rank)], INT64)
+
+
+def _emit_argmax(call: OpCall, t: PlType) -> Value:
+    ctx, x, axis = call.ctx, call["x"], call["axis"]
+    assert isinstance(x, TypedValue) and isinstance(x.type, TensorType)
+    assert isinstance(axis, int) and x.type.rank
+    return dsl.ArgmaxOp(ctx.mlir_type(t), x.value, axis % x.type.rank,
+                        keepdim=True if call["keepdim"] else None, loc=ctx.loc, ip=ctx.ip).result
+
+
+def _spell_argmax(s: Spelling) -> str:
+    attrs = s.op.attributes  # type: ignore[attr-defined]
+    keep = ", keepdim=True" if "keepdim" in attrs else ""
+    return f"pl.argmax({s.operand(0)}, {ir.IntegerAttr(attrs['axis']).value}{keep})"
+
+
+# -- comparison and selection ------------------------------------------------------------------
+#: pl.<name> -> dsl.CmpPredicate member; also what tensor operators map to.
+PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+def _compare(name: str) -> OpRule:
+    def infer(call: OpCall) -> PlType:
+        return _infer_elementwise(call, ("lhs", "rhs"), BOOL)
+
+    def emit(call: OpCall, t: PlType) -> Value:
+        ctx = call.ctx
+        dtype = _element_dtype(call, ("lhs", "rhs"))
+        lhs, rhs = _operand_value(call, "lhs", dtype), _operand_value(call, "rhs", dtype)
+        predicate = getattr(dsl.CmpPredicate, name)
+        return dsl.CmpOp(ctx.mlir_type(t), predicate, lhs, rhs, loc=ctx.loc, ip=ctx.ip).result
+
+    return OpRule(name, "dsl.cmp" if name == "eq" else None,
+                  (Param("lhs", Arg.OPERAND), Param("rhs", Arg.OPERAND)), infer, emit,
+                  _spell_cmp, f"Elementwise comparison '{name}' (a BOOL tensor); operands "
+                  "broadcast, either may be a scalar. Tensor operators (x < y) map here.")
+
+
+def _spell_cmp(s: Spelling) -> str:
+    attrs = s.op.attributes  # type: ignore[attr-defined]
+    name = PREDICATES[ir.IntegerAttr(attrs["predicate"]).value]
+    dtype = s.operand_type(0).dtype
+    return f"pl.{name}({s.operand(0, dtype)}, {s.operand(1, dtype)})"
+
+
+def _infer_select(call: OpCall) -> PlType:
+    if not any(isinstance(v := call[n], TypedValue) and v.is_tensor for n in ("cond", "a", "b")):
+        call.fail(None, "at least one operand must be a tensor")
+    cond = call["cond"]
+    if isinstance(cond, TypedValue):
+        if cond.dtype != BOOL:
+            call.fail("cond", f"the condition must be BOOL, got {cond.type}")
+    elif not isinstance(cond, bool):
+        call.fail("cond", f"the condition must be BOOL, got {cond!r}")
+    dtype = _element_dtype(call, ("a", "b"))
+    return TensorType(_common_shape(call, ("cond", "a", "b")), dtype)
+
+
+def _emit_select(call: OpCall, t: PlType) -> Value:
+    assert isinstance(t, TensorType)
+    ctx = call.ctx
+    cond = _operand_value(call, "cond", BOOL)
+    a, b = _operand_value(call, "a", t.dtype), _operand_value(call, "b", t.dtype)
+    return dsl.SelectOp(ctx.mlir_type(t), cond, a, b, loc=ctx.loc, ip=ctx.ip).result
+
+
+def _spell_select(s: Spelling) -> str:
+    dtype = s.result_type().dtype
+    return f"pl.select({s.operand(0, BOOL)}, {s.operand(1, dtype)}, {s.operand(2, dtype)})"
+
+
+# -- shape ops -----------------------------------------------------------------------------
+def _static(call: OpCall, name: str) -> tuple[int, ...]:
+    shape = call[name]
+    assert isinstance(shape, tuple)
+    if not all(isinstance(d, int) for d in shape):
+        call.fail(name, f"the shape must be static ints, got {list(shape)!r}")
+    return shape
+
+
+def _count(shape: Sequence[Dim]) -> int | None:
+    total = 1
+    for d in shape:
+        if not isinstance(d, int):
+            return None
+        total *= d
+    return total
+
+
+def _infer_transpose(call: OpCall) -> PlType:
+    t, perm = _tensor(call, "x"), call["perm"]
+    assert isinstance(perm, tuple) and t.shape is not None
+    if sorted(perm) != list(range(len(t.shape))):
+        call.fail("perm", f"{list(perm)!r} is not a permutation of the {len(t.shape)} "
+                          f"dimensions of {t}")
+    return TensorType(tuple(t.shape[p] for p in perm), t.dtype)
+
+
+def _emit_transpose(call: OpCall, t: PlType) -> Value:
+    ctx, x = call.ctx, call["x"]
+    assert isinstance(x, TypedValue)
+    return dsl.TransposeOp(ctx.mlir_type(t), x.value, list(call["perm"]),  # type: ignore[call-overload]
+                           loc=ctx.loc, ip=ctx.ip).result
+
+
+def _spell_transpose(s: Spelling) -> str:
+    perm = list(ir.DenseI64ArrayAttr(s.op.attributes["permutation"]))  # type: ignore[attr-defined]
+    return f"pl.transpose({s.operand(0)}, {perm!r})"
+
+
+def _infer_reshape(call: OpCall) -> PlType:
+    t = _tensor(call, "x")
+    shape = _static(call, "shape")
+    assert t.shape is not None
+    if _count(t.shape) is None:
+        call.fail("x", f"reshape needs a static shape, got {t}")
+    if _count(t.shape) != _count(shape):
+        call.fail("shape", f"cannot reshape {t} ({_count(t.shape)} elements) to "
+                           f"{list(shape)!r} ({_count(shape)} elements)")
+    return TensorType(shape, t.dtype)
+
+
+def _spell_reshape(s: Spelling) -> str:
+    t = s.result_type()
+    assert isinstance(t, TensorType) and t.shape is not None
+    return f"pl.reshape({s.operand(0)}, {list(t.shape)!r})"
+
+
+def _infer_concat(call: OpCall) -> PlType:
+    inputs, axis = call["tensors"], call["axis"]
+    assert isinstance(inputs, tuple) and isinstance(axis, int)
+    if not inputs:
+        call.fail("tensors", "at least one tensor is required")
+    types = [v.type for v in inputs]
+    first = types[0]
+    assert isinstance(first, TensorType) and first.shape is not None
+    axis = _axis(call, "axis", axis, len(first.shape))
+    size: Dim = 0
+    for t in types:
+        assert isinstance(t, TensorType) and t.shape is not None
+        same = t.dtype == first.dtype and len(t.shape) == len(first.shape) and all(
+            i == axis or dims_match(a, b) for i, (a, b) in enumerate(
+                zip(t.shape, first.shape, strict=False)))
+        if not same:
+            call.fail("tensors", f"{first} and {t} differ in dtype, rank or a dimension "
+                                 f"other than the axis {axis}")
+        d = t.shape[axis]
+        size = size + d if isinstance(size, int) and isinstance(d, int) else Dynamic(None)
+    return TensorType(tuple(size if i == axis else d for i, d in enumerate(first.shape)),
+                      first.dtype)
+
+
+def _emit_concat(call: OpCall, t: PlType) -> Value:
+    ctx, inputs = call.ctx, call["tensors"]
+    assert isinstance(inputs, tuple) and isinstance(t, TensorType)
+    axis = call["axis"] % len(t.shape or ())  # type: ignore[operator]
+    return dsl.ConcatOp(ctx.mlir_type(t), [v.value for v in inputs], axis,
+                        loc=ctx.loc, ip=ctx.ip).result
+
+
+def _spell_concat(s: Spelling) -> str:
+    count = len(s.op.operands)  # type: ignore[attr-defined]
+    axis = ir.IntegerAttr(s.op.attributes["axis"]).value  # type: ignore[attr-defined]
+    return f"pl.concat([{', '.join(s.operand(i) for i in range(count))}], {axis})"
+
+
+def _infer_expand_dims(call: OpCall) -> PlType:
+    t, axis = _tensor(call, "x"), call["axis"]
+    assert isinstance(axis, int) and t.shape is not None
+    axis = _axis(call, "axis", axis, len(t.shape), extra=1)
+    return TensorType((*t.shape[:axis], 1, *t.shape[axis:]), t.dtype)
+
+
+def _infer_squeeze(call: OpCall) -> PlType:
+    t, axis = _tensor(call, "x"), call["axis"]
+    assert isinstance(axis, int) and t.shape is not None
+    axis = _axis(call, "axis", axis, len(t.shape))
+    if t.shape[axis] != 1:
+        call.fail("axis", f"dimension {axis} of {t} is {t.shape[axis]!r}, not 1")
+    return TensorType(t.shape[:axis] + t.shape[axis + 1:], t.dtype)
+
+
+def _axis_op(op_class: Callable[..., object], extra: int) -> Callable[[OpCall, PlType], Value]:
+    def emit(call: OpCall, t: PlType) -> Value:
+        ctx, x, axis = call.ctx, call["x"], call["axis"]
+        assert isinstance(x, TypedValue) and isinstance(axis, int)
+        axis %= (x.type.rank or 0) + extra  # type: ignore[union-attr]
+        return op_class(ctx.mlir_type(t), x.value, axis,  # type: ignore[attr-defined]
+                        loc=ctx.loc, ip=ctx.ip).result
+    return emit
+
+
+def _spell_axis(name: str) -> Callable[[Spelling], str]:
+    def spell(s: Spelling) -> str:
+        axis = ir.IntegerAttr(s.op.attributes["axis"]).value  # type: ignore[attr-defined]
+        return f"pl.{name}({s.operand(0)}, {axis})"
+    return spell
+
+
+def _infer_broadcast(call: OpCall) -> PlType:
+    t, shape = _tensor(call, "x"), call["shape"]
+    assert isinstance(shape, tuple) and t.shape is not None
+    if any(isinstance(d, TypedValue) for d in shape):
+        call.fail("shape", "sizes must be ints or pl.dynamic dimensions")
+    if len(shape) < len(t.shape):
+        call.fail("shape", f"cannot broadcast {t} to the lower rank {list(shape)!r}")
+    padded = (1,) * (len(shape) - len(t.shape)) + t.shape
+    for axis, (have, want) in enumerate(zip(padded, shape, strict=True)):
+        ok = (have == 1 and isinstance(want, int)) or dims_match(have, want)
+        if not ok:
+            call.fail("shape", f"cannot broadcast {t} to {list(shape)!r}: dimension {axis} is "
+                               f"{have!r} vs {want!r}")
+    return TensorType(shape, t.dtype)
+
+
+def _spell_broadcast(s: Spelling) -> str:
+    t = s.result_type()
+    assert isinstance(t, TensorType) and t.shape is not None
+    return f"pl.broadcast({s.operand(0)}, {list(t.shape)!r})"
+
+
+def _infer_assemble(call: OpCall) -> PlType:
+    dst, src, offsets = _tensor(call, "dst"), _tensor(call, "src"), call["offsets"]
+    assert isinstance(offsets, tuple) and dst.shape is not None and src.shape is not None
+    if dst.dtype != src.dtype or len(dst.shape) != len(src.shape):
+        call.fail("src", f"src {src} and dst {dst} differ in dtype or rank")
+    if len(offsets) != len(dst.shape):
+        call.fail("offsets", f"{len(offsets)} offsets given for the rank-{len(dst.shape)} "
+                             f"tensor {dst}")
+    for axis, (d, n) in enumerate(zip(dst.shape, src.shape, strict=True)):
+        o = offsets[axis]
+        if isinstance(d, int) and isinstance(n, int) and (
+                n > d or (isinstance(o, int) and o + n > d)):
+            call.fail("src", f"src {src} does not fit into dst {dst} at dimension {axis}")
+    return dst
+
+
+def _emit_assemble(call: OpCall, t: PlType) -> Value:
+    ctx, dst, src, offsets = call.ctx, call["dst"], call["src"], call["offsets"]
+    assert isinstance(dst, TypedValue) and isinstance(src, TypedValue)
+    assert isinstance(offsets, tuple)
+    where = call.nodes["offsets"]
+    values = [ctx.materialize(o, where, INDEX).value for o in offsets]
+    return dsl.AssembleOp(ctx.mlir_type(t), dst.value, src.value, values,
+                          loc=ctx.loc, ip=ctx.ip).result
+
+
+def _spell_assemble(s: Spelling) -> str:
+    rank = s.result_type().rank or 0  # type: ignore[union-attr]
+    offsets = ", ".join(s.operand(i + 2, INDEX) for i in range(rank))
+    return f"pl.assemble({s.operand(0)}, {s.operand(1)}, [{offsets}])"
+
+
+# -- zeros, ones, arange -------------------------------------------------------------------------
+def _filled(name: str, fill: int) -> OpRule:
+    def infer(call: OpCall) -> PlType:
+        dtype = call["dtype"]
+        assert isinstance(dtype, DType)
+        return _shape_type(call, dtype)
+
+    def emit(call: OpCall, t: PlType) -> Value:
+        ctx, shape = call.ctx, call["shape"]
+        assert isinstance(t, TensorType) and isinstance(shape, tuple)
+        value: object = fill if t.dtype.is_integer else float(fill)
+        scalar = ctx.materialize(value, call.node, t.dtype)
+        sizes = ctx.dynamic_sizes(t, shape, call.nodes["shape"])
+        return dsl.FullOp(ctx.mlir_type(t), scalar.value, sizes, loc=ctx.loc, ip=ctx.ip).result
+
+    return OpRule(name, None, (Param("shape", Arg.SHAPE), Param("dtype", Arg.DTYPE, FP32)),
+                  infer, emit, _spell_full,
+                  f"A new tensor of {name} (pl.full of {fill}; dtype defaults to pl.FP32).")
+
+
+def _infer_arange(call: OpCall) -> PlType:
+    dtype = call["dtype"]
+    if dtype is None:
+        typed = [v for n in ("start", "step") if isinstance(v := call[n], TypedValue)]
+        if typed:
+            dtype = typed[0].dtype
+        else:
+            floats = any(isinstance(call[n], float) for n in ("start", "step"))
+            dtype = FP32 if floats else INT64
+    assert isinstance(dtype, DType)
+    if dtype.kind in ("index", "bool"):
+        call.fail("dtype", f"pl.arange makes numbers, not {dtype!r}")
+    for name in ("start", "step"):
+        _operand_type(call, name, dtype)
+    n = call["n"]
+    if isinstance(n, int) and n < 0:
+        call.fail("n", f"the length must not be negative, got {n}")
+    dim: Dim = n if isinstance(n, int | Dynamic) else Dynamic(None)
+    return TensorType((dim,), dtype)
+
+
+def _emit_arange(call: OpCall, t: PlType) -> Value:
+    assert isinstance(t, TensorType)
+    ctx = call.ctx
+    start = ctx.materialize(call["start"], call.nodes.get("start", call.node), t.dtype).value
+    step = ctx.materialize(call["step"], call.nodes.get("step", call.node), t.dtype).value
+    sizes = ctx.dynamic_sizes(t, [call["n"]], call.nodes["n"])
+    return dsl.ArangeOp(ctx.mlir_type(t), start, step, sizes, loc=ctx.loc, ip=ctx.ip).result
+
+
+def _spell_arange(s: Spelling) -> str:
+    t = s.result_type()
+    assert isinstance(t, TensorType) and t.shape is not None
+    n = s.operand(2) if isinstance(t.shape[0], Dynamic) else repr(t.shape[0])
+    return (f"pl.arange({n}, start={s.operand(0, t.dtype)}, step={s.operand(1, t.dtype)}, "
+            f"dtype={t.dtype!r})")
+
+
 def _table(*rules: OpRule) -> dict[str, OpRule]:
     return {rule.name: rule for rule in rules}
 
@@ -377,6 +865,59 @@ OPS: dict[str, OpRule] = _table(
     _binary("sub", dsl.SubOp, "subtraction"),
     _binary("mul", dsl.MulOp, "multiplication"),
     _binary("div", dsl.DivOp, "division"),
+    _binary("maximum", dsl.MaximumOp, "maximum (NaN-propagating)"),
+    _binary("minimum", dsl.MinimumOp, "minimum (NaN-propagating)"),
+    _binary("pow", dsl.PowOp, "power lhs ** rhs, floats only", floats=True),
+    _unary("exp", dsl.ExpOp, "e ** x, floats only", True),
+    _unary("log", dsl.LogOp, "natural logarithm, floats only", True),
+    _unary("sqrt", dsl.SqrtOp, "square root, floats only", True),
+    _unary("rsqrt", dsl.RsqrtOp, "1 / sqrt(x), floats only", True),
+    _unary("tanh", dsl.TanhOp, "hyperbolic tangent, floats only", True),
+    _unary("abs", dsl.AbsOp, "absolute value", False),
+    _unary("neg", dsl.NegOp, "negation", False),
+    _unary("relu", dsl.ReluOp, "maximum(x, 0)", False),
+    _reduction("sum", dsl.SumOp, "sum"),
+    _reduction("max", dsl.MaxOp, "maximum"),
+    _reduction("min", dsl.MinOp, "minimum"),
+    _reduction("mean", dsl.MeanOp, "mean (floats only)", floats=True),
+    OpRule("argmax", "dsl.argmax",
+           (Param("x", Arg.TENSOR), Param("axis", Arg.INT), Param("keepdim", Arg.FLAG, False)),
+           _infer_argmax, _emit_argmax, _spell_argmax,
+           "The INT64 index of the first maximum along axis."),
+    *(_compare(name) for name in PREDICATES),
+    OpRule("select", "dsl.select",
+           (Param("cond", Arg.OPERAND), Param("a", Arg.OPERAND), Param("b", Arg.OPERAND)),
+           _infer_select, _emit_select, _spell_select,
+           "numpy.where: a where the BOOL cond holds, else b; all three broadcast."),
+    OpRule("transpose", "dsl.transpose", (Param("x", Arg.TENSOR), Param("perm", Arg.INTS)),
+           _infer_transpose, _emit_transpose, _spell_transpose,
+           "Result dimension i is x's dimension perm[i]."),
+    OpRule("reshape", "dsl.reshape", (Param("x", Arg.TENSOR), Param("shape", Arg.SHAPE)),
+           _infer_reshape, _emit_unary(dsl.ReshapeOp), _spell_reshape,
+           "The same elements (row-major) in another static shape."),
+    OpRule("concat", "dsl.concat", (Param("tensors", Arg.TENSORS), Param("axis", Arg.INT, 0)),
+           _infer_concat, _emit_concat, _spell_concat,
+           "Tensors joined along axis (equal in every other dimension)."),
+    OpRule("expand_dims", "dsl.expand_dims", (Param("x", Arg.TENSOR), Param("axis", Arg.INT)),
+           _infer_expand_dims, _axis_op(dsl.ExpandDimsOp, 1), _spell_axis("expand_dims"),
+           "A new size-1 dimension at axis."),
+    OpRule("squeeze", "dsl.squeeze", (Param("x", Arg.TENSOR), Param("axis", Arg.INT)),
+           _infer_squeeze, _axis_op(dsl.SqueezeOp, 0), _spell_axis("squeeze"),
+           "Removes the size-1 dimension axis."),
+    OpRule("broadcast", "dsl.broadcast", (Param("x", Arg.TENSOR), Param("shape", Arg.SHAPE)),
+           _infer_broadcast, _emit_unary(dsl.BroadcastOp), _spell_broadcast,
+           "numpy.broadcast_to: x stretched to a larger shape."),
+    OpRule("assemble", "dsl.assemble",
+           (Param("dst", Arg.TENSOR), Param("src", Arg.TENSOR), Param("offsets", Arg.OFFSETS)),
+           _infer_assemble, _emit_assemble, _spell_assemble,
+           "A copy of dst with src written at offsets (one per dimension)."),
+    _filled("zeros", 0),
+    _filled("ones", 1),
+    OpRule("arange", "dsl.arange",
+           (Param("n", Arg.SIZE), Param("start", Arg.VALUE, 0), Param("step", Arg.VALUE, 1),
+            Param("dtype", Arg.DTYPE, None)),
+           _infer_arange, _emit_arange, _spell_arange,
+           "[start, start + step, ...] of length n (dtype: from start/step, else INT64)."),
     OpRule("matmul", "dsl.matmul",
            (Param("lhs", Arg.TENSOR), Param("rhs", Arg.TENSOR), Param("a_trans", Arg.FLAG, False),
             Param("b_trans", Arg.FLAG, False), Param("out_dtype", Arg.DTYPE, None)),

@@ -3,7 +3,8 @@
 ``+ - * / // %`` on INDEX, integer and float scalars, ``& | ^`` on integers
 and BOOL, ``== != < <= > >=`` (signed or unsigned by dtype, ordered for
 floats except ``!=``), ``and``/``or`` on BOOL, unary ``-``. On tensors the
-arithmetic operators map to the op table's ``pl.add``/``sub``/``mul``/``div``.
+arithmetic operators map to the op table's ``pl.add``/``sub``/``mul``/``div``,
+the comparisons to ``pl.eq``/``ne``/``lt``/``le``/``gt``/``ge``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ BINARY: dict[type[ast.operator], BinaryRule] = {
 #: Tensor operators: the op table entry each maps to.
 TENSOR_BINARY: dict[type[ast.operator], str] = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
+}
+
+#: Tensor comparisons: the op table entry (a dsl.cmp predicate) each maps to.
+TENSOR_COMPARE: dict[type[ast.cmpop], str] = {
+    ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge",
 }
 
 BOOL_OPS: dict[type[ast.boolop], tuple[str, int, Any]] = {

@@ -118,6 +118,10 @@ def _is_index(value: object) -> bool:
     return isinstance(value, Dynamic) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _sizes(value: object, entry_ok: bool) -> tuple[bool, object]:
     if not isinstance(value, (list, tuple)):
         return False, value
@@ -141,4 +145,12 @@ _CHECKS: dict[Arg, Callable[[object], tuple[bool, object]]] = {
     Arg.DTYPE: lambda v: (isinstance(v, DType) or v is None, v),
     Arg.FLAG: lambda v: (isinstance(v, bool), v),
     Arg.INT: lambda v: (isinstance(v, int) and not isinstance(v, bool), v),
+    Arg.AXES: lambda v: (v is None or _is_int(v) or (
+        isinstance(v, (list, tuple)) and all(_is_int(a) for a in v)), v),
+    Arg.INTS: lambda v: (isinstance(v, (list, tuple)) and all(_is_int(a) for a in v),
+                         tuple(v) if isinstance(v, (list, tuple)) else v),
+    Arg.TENSORS: lambda v: (isinstance(v, (list, tuple)) and all(
+        isinstance(a, TypedValue) and a.is_tensor for a in v),
+        tuple(v) if isinstance(v, (list, tuple)) else v),
+    Arg.SIZE: lambda v: (_is_index(v) and not (isinstance(v, int) and v < 0), v),
 }

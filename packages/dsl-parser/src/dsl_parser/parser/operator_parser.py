@@ -1,7 +1,8 @@
 """Operators: ``a + b``, ``i * 64``, ``x < 10``, ``c and d``, ``-x``.
 
 On Python numbers they fold at compile time; on tensors the arithmetic
-operators become the op table's ``pl.add``/``sub``/``mul``/``div``; on scalars
+operators become the op table's ``pl.add``/``sub``/``mul``/``div``, comparisons
+``pl.lt`` etc. and unary ``-`` ``pl.neg``; on scalars
 they emit ``arith`` ops (see ``dsl_parser.scalar_ops``). A literal next to a
 scalar takes that scalar's type.
 """
@@ -15,7 +16,15 @@ from typing import NoReturn
 from .._mlir import Value, arith
 from ..errors import ParserError, ParserTypeError, UnsupportedFeatureError
 from ..ops import OPS
-from ..scalar_ops import BINARY, BOOL_OPS, COMPARE, TENSOR_BINARY, compare_predicate, kind_of
+from ..scalar_ops import (
+    BINARY,
+    BOOL_OPS,
+    COMPARE,
+    TENSOR_BINARY,
+    TENSOR_COMPARE,
+    compare_predicate,
+    kind_of,
+)
 from ..types import BOOL, INDEX, DType, Dynamic, ScalarType
 from ..values import TypedValue, is_literal, literal_dtype
 from .evaluator import Evaluator, is_number
@@ -96,9 +105,10 @@ class OperatorParser:
         if isinstance(node.op, ast.UAdd):
             return operand
         if isinstance(operand, TypedValue) and operand.is_tensor:
-            self.error(node, UnsupportedFeatureError,
-                       "unary operators on tensors are not supported",
-                       hint="write pl.sub(0.0, x) or pl.mul(x, -1.0)")
+            if not isinstance(node.op, ast.USub):
+                self.error(node, UnsupportedFeatureError,
+                           f"operator {_symbol(node)} is not supported on tensors")
+            return self.ops.call(OPS["neg"], node, [operand], {}, [node.operand], {})
         dtype = self._common_dtype(node, operand, operand, node.operand, node.operand)
         b = self.state.builder
         if isinstance(node.op, ast.USub) and dtype.is_float:
@@ -121,10 +131,9 @@ class OperatorParser:
             return self._fold(node, lambda: Evaluator.fold_compare(op, lhs, rhs))
         if type(op) not in _CMP_OK:
             self.error(node, UnsupportedFeatureError, f"operator {_symbol(node)} is not supported")
-        for value, where in ((lhs, node.left), (rhs, rnode)):
-            if isinstance(value, TypedValue) and value.is_tensor:
-                self.error(where, ParserTypeError,
-                           "comparisons take scalars; a tensor cannot be compared")
+        if any(isinstance(v, TypedValue) and v.is_tensor for v in (lhs, rhs)):
+            name = TENSOR_COMPARE[type(op)]
+            return self.ops.call(OPS[name], node, [lhs, rhs], {}, [node.left, rnode], {})
         dtype = self._common_dtype(node, lhs, rhs, node.left, rnode)
         lv, rv = self._operands(lhs, rhs, node.left, rnode, dtype)
         b = self.state.builder
