@@ -22,7 +22,7 @@ from ..errors import (
 )
 from ..extensions.registry import namespace_of_module
 from ..markers import ControlBuiltin, OpBuiltin
-from ..ops import lookup, unknown_op_hint
+from ..ops import OPS, lookup, unknown_op_hint
 from ..types import TensorType
 from ..values import TypedValue
 from .call_parser import CallParser, MethodRef
@@ -104,13 +104,50 @@ class ExprParser:
     def subscript(self, node: ast.Subscript) -> object:
         base = self.visit(node.value)
         if isinstance(base, TypedValue):
-            self.error(node, UnsupportedFeatureError, "indexing a tensor is not supported",
-                       hint="use pl.slice(x, sizes, offsets)")
+            return self._slice_tensor(node, base)
         index = self.visit(node.slice)
         try:
             return base[index]  # type: ignore[index]
         except (TypeError, IndexError, KeyError, ValueError) as exc:
             self.error(node, ParserTypeError, f"invalid subscript: {exc}")
+
+    def _slice_tensor(self, node: ast.Subscript, base: TypedValue) -> object:
+        """``x[a:b, :]``: a rank-preserving window with compile-time bounds (``pl.slice``)."""
+        t = base.type
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if not isinstance(t, TensorType) or t.shape is None or not all(
+                isinstance(i, ast.Slice) for i in items):
+            self.error(node, UnsupportedFeatureError,
+                       "indexing a tensor is not supported; only rank-preserving slices "
+                       "x[a:b, :] are", hint="use pl.slice(x, sizes, offsets)")
+        if len(items) > len(t.shape):
+            self.error(node, ParserTypeError,
+                       f"{len(items)} slices for a tensor of rank {len(t.shape)} ({t})")
+        sizes, offsets = [], []
+        for axis, dim in enumerate(t.shape):
+            item = items[axis] if axis < len(items) else ast.Slice()
+            assert isinstance(item, ast.Slice)
+            lo, hi = self._bound(item.lower, 0), self._bound(item.upper, dim)
+            if item.step is not None and self.visit(item.step) != 1:
+                self.error(item.step, UnsupportedFeatureError, "slice steps other than 1")
+            if not isinstance(lo, int) or not isinstance(hi, int):
+                self.error(item, ParserTypeError,
+                           f"slice bounds of dimension {axis} must be compile-time ints "
+                           f"(a static size), got {ast.unparse(item)}",
+                           hint="use pl.slice(x, sizes, offsets) for offsets computed at run time")
+            if not 0 <= lo <= hi or (isinstance(dim, int) and hi > dim):
+                self.error(item, ParserTypeError,
+                           f"slice {lo}:{hi} is out of range for dimension {axis} of size {dim}")
+            sizes.append(hi - lo)
+            offsets.append(lo)
+        return self.ops.call(OPS["slice"], node, [base, sizes, offsets], {},
+                             [node.value, node.slice, node.slice], {})
+
+    def _bound(self, expr: ast.expr | None, default: object) -> object:
+        if expr is None:
+            return default
+        value = self.visit(expr)
+        return value if isinstance(value, int) and not isinstance(value, bool) else expr
 
     def sequence(self, node: ast.List | ast.Tuple) -> object:
         items = [self.visit(e) for e in node.elts]
