@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dsl_mlir import ir
-from dsl_mlir.dialects import arith, linalg, tensor
+from dsl_mlir.dialects import arith, tensor
 
 
 def _empty_like(x: Any) -> Any:
@@ -24,6 +24,10 @@ def _empty_like(x: Any) -> Any:
 
 def lower_leaky_relu(op: Any) -> Sequence[Any]:
     """``x > 0 ? x : alpha * x`` for every element, as one parallel ``linalg.generic``."""
+    # Imported here, not at module level: upstream's linalg Python module takes ~50 ms to import,
+    # and the extension is registered in every process that compiles anything.
+    from dsl_mlir.dialects import linalg
+
     x = op.operands[0]
     t = ir.RankedTensorType(x.type)
     alpha = ir.FloatAttr(op.attributes["alpha"]).value
