@@ -80,7 +80,6 @@ def dispatch_rows(workdir: Path) -> list[tuple[str, str, str]]:
         d.sizes[0], d.strides[0] = a.shape[0], 1
         descs.append(d)
     engine = cf.keepalive[-1]
-    packed = (ctypes.c_void_p * 3)(*[ctypes.addressof(ctypes.pointer(d)) for d in descs])
     ptrs = [ctypes.pointer(d) for d in descs]
     packed = (ctypes.c_void_p * 3)(*[ctypes.addressof(p) for p in ptrs])
     raw = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(cf.abi.c_symbol))

@@ -21,8 +21,6 @@ import numpy as np
 
 import dsl_core as dc
 
-from .abi import DTYPES
-
 Fill = Callable[[Any, Any], None]
 
 _MLIR_ELEMENT = {"float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf16",
@@ -86,27 +84,6 @@ class NdarrayArgument:
             storage.contents = d  # ctypes keeps `d` alive through the pointer
 
         return [(ctypes.POINTER(desc), fill)]
-
-
-_SCALAR_CTYPES = {"f64": ctypes.c_double, "f32": ctypes.c_float, "i64": ctypes.c_int64,
-                  "i32": ctypes.c_int32, "i16": ctypes.c_int16, "i8": ctypes.c_int8,
-                  "u64": ctypes.c_uint64, "u32": ctypes.c_uint32, "u16": ctypes.c_uint16,
-                  "u8": ctypes.c_uint8, "bool": ctypes.c_bool, "f16": ctypes.c_uint16,
-                  "bf16": ctypes.c_uint16}
-
-_DC_SCALARS = {"float64": dc.Float64, "float32": dc.Float32, "float16": dc.Float16,
-               "bfloat16": dc.BFloat16, "int64": dc.Int64, "int32": dc.Int32, "int16": dc.Int16,
-               "int8": dc.Int8, "uint64": dc.UInt64, "uint32": dc.UInt32, "uint16": dc.UInt16,
-               "uint8": dc.UInt8, "bool": dc.Boolean, "index": dc.Int64}
-
-
-def scalar_argument(value: Any, dtype: str) -> Any:
-    """The dsl-core scalar of ``dtype`` holding ``value`` (range-checked by dsl-core)."""
-    return _DC_SCALARS[dtype](value)
-
-
-def scalar_ctype(dtype: str) -> Any:
-    return _SCALAR_CTYPES[DTYPES[dtype][0]]
 
 
 def adapt(value: Any) -> Any:

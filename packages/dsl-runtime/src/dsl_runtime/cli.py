@@ -16,6 +16,7 @@ import numpy as np
 from . import cache, keys
 from ._compat import check_siblings
 from ._version import __version__
+from .compiled import numpy_dtype
 
 _DTYPES = {"f16": "float16", "bf16": "uint16", "f32": "float32", "f64": "float64", "i8": "int8",
            "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16",
@@ -130,7 +131,7 @@ def _from_annotation(spec: Any) -> Any:
     if spec.kind == "tensor":
         if ann.shape is None or not all(isinstance(d, int) for d in ann.shape):
             raise UsageError(f"parameter '{spec.name}' has no static shape: give --arg-types")
-        dtype = np.dtype("uint16" if ann.dtype.numpy_name == "bfloat16" else ann.dtype.numpy_name)
+        dtype = numpy_dtype(ann.dtype.numpy_name)
         return np.random.default_rng(0).standard_normal(ann.shape).astype(dtype)
     if spec.kind == "scalar":
         return 1.0 if ann.dtype.is_float else 1

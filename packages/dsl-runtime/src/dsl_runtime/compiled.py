@@ -23,7 +23,8 @@ class Artifacts:
     llvm: str | None = None
 
 
-def _numpy_dtype(name: str) -> np.dtype[Any]:
+def numpy_dtype(name: str) -> np.dtype[Any]:
+    """The numpy dtype holding a DSL dtype (bfloat16 travels as its uint16 bit pattern)."""
     return np.dtype("uint16" if name == "bfloat16" else name)
 
 
@@ -47,7 +48,7 @@ def _result_allocator(abi: KernelABI) -> Any:
                 dims.append(("bound", where[dim]))
             else:
                 dims.append(("unknown", d))
-        plans.append((r.name, _numpy_dtype(r.dtype), dims))
+        plans.append((r.name, numpy_dtype(r.dtype), dims))
 
     def allocate(args: Sequence[Any]) -> list[np.ndarray]:
         out = []
