@@ -73,7 +73,7 @@ std::string listText(ArrayRef<int64_t> xs) {
 /// The textual pipeline behind `dsl-to-llvm-cpu` (documented in
 /// docs/dialect.md).
 std::string cpuPipelineText(const CpuPipelineOptions &opts) {
-  std::string p = "inline,convert-dsl-to-linalg,canonicalize,";
+  std::string p = "dsl-lower-launches-to-cpu,inline,convert-dsl-to-linalg,canonicalize,";
   if (opts.fuseElementwise)
     p += "func.func(linalg-fuse-elementwise-ops),";
   if (opts.vectorize) {
@@ -174,5 +174,6 @@ void mlir::dsl::registerDslPassesAndPipelines() {
     registerUpstreamPasses();
     registerDslPasses();
     registerDslPipelines();
+    registerGpuPasses();
   });
 }

@@ -97,4 +97,5 @@ void mlir::dsl::registerDslDialects(DialectRegistry &registry) {
   // Translation to LLVM IR (ExecutionEngine, --emit llvm).
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerGpuTargets(registry);
 }

@@ -19,6 +19,7 @@ from __future__ import annotations
 from ._errors import Diagnostic as Diagnostic
 from ._errors import MLIRDiagnosticError as MLIRDiagnosticError
 from ._lib import ASYNC_RUNTIME as ASYNC_RUNTIME
+from ._lib import GPU_RUNTIME as GPU_RUNTIME
 from ._lib import dialects as dialects
 from ._lib import execution_engine as execution_engine
 from ._lib import ir as ir
@@ -36,6 +37,7 @@ from .api import verify as verify
 
 __all__ = [
     "ASYNC_RUNTIME",
+    "GPU_RUNTIME",
     "MLIR_VERSION",
     "Diagnostic",
     "MLIRDiagnosticError",

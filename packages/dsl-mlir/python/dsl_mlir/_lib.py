@@ -22,6 +22,8 @@ from ._mlir.dialects import llvm as llvm_dialect
 LIBS_DIR = os.path.join(os.path.dirname(ir.__file__), "_mlir_libs")
 #: The async runtime that code lowered with ``parallel=true`` calls (MLIR's async runtime API).
 ASYNC_RUNTIME = os.path.join(LIBS_DIR, "libdsl_async_runtime.so")
+#: The GPU runtime that host code lowered with ``dsl-to-llvm-nvptx`` calls (``mgpu*``).
+GPU_RUNTIME = os.path.join(LIBS_DIR, "libdsl_gpu_runtime.so")
 
 #: Dialect modules available under ``dsl_mlir.dialects``.
 DIALECTS = (

@@ -6,13 +6,15 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ._errors import MLIRDiagnosticError, from_mlir_error
-from ._lib import ASYNC_RUNTIME, execution_engine, ir, passmanager, translate_to_llvm_ir
+from ._lib import ASYNC_RUNTIME, GPU_RUNTIME, execution_engine, ir, passmanager, translate_to_llvm_ir
 
 OptionValue = bool | int | str
 
 #: Named pipelines registered by dsl-mlir (see docs/mlir.md).
 _PIPELINES: dict[str, str] = {
     "dsl-to-llvm-cpu": "dsl, linalg, tensor, arith -> bufferized loops -> LLVM dialect with C interfaces",
+    "dsl-to-llvm-nvptx": "host functions with gpu.launch_func + gpu.module kernels -> LLVM dialect "
+                         "host code calling the mgpu* runtime, kernels embedded as PTX",
 }
 
 
@@ -113,21 +115,27 @@ def to_llvm_ir(module: ir.Module) -> str:
 
 def jit(
     module: ir.Module, opt_level: int = 3, shared_libs: Sequence[str] = (), *,
-    parallel: bool = False, object_dump: bool = False,
+    parallel: bool = False, gpu: bool = False, object_dump: bool = False,
 ) -> execution_engine.ExecutionEngine:
     """Compile an LLVM-dialect module into native code (MLIR ExecutionEngine).
 
     ``parallel=True`` links the async runtime that code lowered with the
-    pipeline option ``parallel=true`` calls; ``object_dump=True`` keeps the
+    pipeline option ``parallel=true`` calls; ``gpu=True`` links the GPU runtime
+    (``GPU_RUNTIME``) that host code lowered with ``dsl-to-llvm-nvptx`` calls (its
+    kernels' module is loaded when the engine is created: check
+    ``dsl_mlir.gpu.take_error()`` afterwards); ``object_dump=True`` keeps the
     object code for ``engine.dump_to_object_file(path)``. Look up entry points
     with ``engine.raw_lookup("_mlir_ciface_<name>")``.
     """
     verify(module)
     if not 0 <= opt_level <= 3:
         raise ValueError(f"jit: opt_level must be 0..3, got {opt_level}")
-    libs = [*shared_libs, *([ASYNC_RUNTIME] if parallel else [])]
+    libs = [*shared_libs, *([ASYNC_RUNTIME] if parallel else []), *([GPU_RUNTIME] if gpu else [])]
     try:
-        return execution_engine.ExecutionEngine(module, opt_level=opt_level, shared_libs=libs,
-                                                 enable_object_dump=object_dump)
+        engine = execution_engine.ExecutionEngine(module, opt_level=opt_level, shared_libs=libs,
+                                                   enable_object_dump=object_dump)
+        if gpu:
+            engine.initialize()  # global constructors: load the kernels' module
     except (RuntimeError, ir.MLIRError) as err:
         raise MLIRDiagnosticError(f"JIT compilation failed: {err}", ()) from None
+    return engine

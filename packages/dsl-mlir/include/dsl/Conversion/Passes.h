@@ -28,6 +28,12 @@ namespace dsl {
 /// Register the named pipelines (`dsl-to-llvm-cpu`).
 void registerDslPipelines();
 
+/// Register the passes of the NVPTX path and `dsl-to-llvm-nvptx`.
+void registerGpuPasses();
+
+/// Register the NVVM target and the GPU/NVVM translations to LLVM IR.
+void registerGpuTargets(DialectRegistry &registry);
+
 /// Register every dialect, interface and translation the toolkit uses.
 void registerDslDialects(DialectRegistry &registry);
 

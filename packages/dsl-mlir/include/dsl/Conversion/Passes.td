@@ -70,6 +70,43 @@ def DslWidenBoolMemrefs : Pass<"dsl-widen-bool-memrefs", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Kernels and launches.
+//===----------------------------------------------------------------------===//
+
+def DslLowerLaunchesToCpu : Pass<"dsl-lower-launches-to-cpu", "::mlir::ModuleOp"> {
+  let summary = "Run gpu.launch_func kernels as loops over grid and block on the CPU";
+  let description = [{
+    The CPU backend of `@pl.kernel` launches. Every `gpu.func ... kernel` of
+    every `gpu.module` becomes a private `func.func` taking the kernel's
+    arguments followed by twelve `index` values (block id x/y/z, thread id
+    x/y/z, block dim x/y/z, grid dim x/y/z) that replace the `gpu.block_id`,
+    `gpu.thread_id`, `gpu.block_dim` and `gpu.grid_dim` ops of its body.
+    Every `gpu.launch_func` becomes an `scf.parallel` over the grid (z, y, x)
+    around `scf.for` loops over the block (z, y, x) calling that function;
+    the stream operand, if any, is ignored (the launch is synchronous).
+    Kernels that use workgroup or private memory, barriers or other gpu ops
+    are rejected with an error at the op (threads of a block run one after
+    another here). The gpu modules and `gpu.container_module` are removed.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def DslGpuLaunchToLlvm : Pass<"dsl-gpu-launch-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Give gpu.launch_func LLVM operands, keeping its stream";
+  let description = [{
+    The host half of the NVPTX path (in place of upstream `gpu-to-llvm`,
+    which drops the stream operand of a launch): memref kernel operands are
+    expanded into their descriptor fields, in the order `convert-gpu-to-nvvm`
+    gives the kernel's parameters, and index sizes become i64. The LLVM IR
+    translation then turns each launch into `mgpuLaunchKernel` on the stream
+    the user passed (or a stream of its own when none was given).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // CPU code generation: tiling for vectors, vectorization.
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,168 @@
+//===- LaunchesToCpu.cpp - gpu.launch_func as loops on the CPU ------------===//
+//
+// The CPU backend of kernels: each kernel `gpu.func` becomes a private
+// `func.func` that receives the launch coordinates as trailing `index`
+// arguments, and each `gpu.launch_func` becomes a parallel loop over the grid
+// around sequential loops over the block, calling it. The result is ordinary
+// host code that the rest of `dsl-to-llvm-cpu` compiles (the inliner puts
+// the kernel body into the loops).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dsl/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::dsl {
+#define GEN_PASS_DEF_DSLLOWERLAUNCHESTOCPU
+#include "dsl/Conversion/Passes.h.inc"
+} // namespace mlir::dsl
+
+using namespace mlir;
+
+namespace {
+
+/// Position of the launch coordinates after the kernel's own arguments.
+enum CoordinateGroup : unsigned { BlockId = 0, ThreadId = 3, BlockDim = 6, GridDim = 9 };
+constexpr unsigned kNumCoordinates = 12;
+
+std::string cpuKernelName(StringRef module, StringRef kernel) {
+  return ("__dsl_kernel_" + module + "_" + kernel).str();
+}
+
+/// Replaces every op of type `IdOp` in `fn` by the coordinate argument of
+/// its dimension in `group`.
+template <typename IdOp>
+void replaceIds(func::FuncOp fn, unsigned first, CoordinateGroup group) {
+  Block &entry = fn.getBody().front();
+  fn.walk([&](IdOp op) {
+    unsigned dim = static_cast<unsigned>(op.getDimension());
+    op.replaceAllUsesWith(entry.getArgument(first + group + dim));
+    op.erase();
+  });
+}
+
+/// Checks that `kernel` only uses what the CPU backend can run.
+LogicalResult checkRunnableOnCpu(gpu::GPUFuncOp kernel) {
+  if (kernel.getNumWorkgroupAttributions() || kernel.getNumPrivateAttributions())
+    return kernel.emitError("kernel '")
+           << kernel.getName()
+           << "' uses workgroup or private memory, which the cpu backend "
+              "does not support";
+  return success();
+}
+
+/// Moves the body of `kernel` into a new private func.func before `module`.
+FailureOr<func::FuncOp> outlineKernel(gpu::GPUFuncOp kernel,
+                                      gpu::GPUModuleOp module) {
+  if (failed(checkRunnableOnCpu(kernel)))
+    return failure();
+  OpBuilder b(module);
+  Location loc = kernel.getLoc();
+  Type index = b.getIndexType();
+  SmallVector<Type> inputs(kernel.getArgumentTypes());
+  unsigned first = inputs.size();
+  inputs.append(kNumCoordinates, index);
+  auto fn = func::FuncOp::create(
+      b, loc, cpuKernelName(module.getName(), kernel.getName()),
+      b.getFunctionType(inputs, {}));
+  fn.setPrivate();
+  fn.getBody().takeBody(kernel.getBody());
+  Block &entry = fn.getBody().front();
+  for (unsigned i = 0; i < kNumCoordinates; ++i)
+    entry.addArgument(index, loc);
+
+  replaceIds<gpu::BlockIdOp>(fn, first, BlockId);
+  replaceIds<gpu::ThreadIdOp>(fn, first, ThreadId);
+  replaceIds<gpu::BlockDimOp>(fn, first, BlockDim);
+  replaceIds<gpu::GridDimOp>(fn, first, GridDim);
+  fn.walk([](gpu::ReturnOp ret) {
+    OpBuilder rb(ret);
+    func::ReturnOp::create(rb, ret.getLoc(), ret.getOperands());
+    ret.erase();
+  });
+  WalkResult unsupported = fn.walk([&](Operation *op) {
+    if (isa<gpu::GPUDialect>(op->getDialect())) {
+      op->emitError("'") << op->getName()
+                         << "' is not supported by the cpu backend of kernels";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (unsupported.wasInterrupted())
+    return failure();
+  return fn;
+}
+
+/// Replaces `launch` by loops over its grid and block calling `fn`.
+LogicalResult lowerLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
+  if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
+    return launch.emitError("async tokens are not supported by the cpu backend");
+  if (launch.hasClusterSize())
+    return launch.emitError("thread block clusters are not supported by the cpu backend");
+  OpBuilder b(launch);
+  Location loc = launch.getLoc();
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> args(launch.getKernelOperands());
+  SmallVector<Value, 3> ones{one, one, one}, zeros{zero, zero, zero};
+
+  scf::ParallelOp::create(
+      b, loc, zeros, ValueRange{grid.z, grid.y, grid.x}, ones,
+      [&](OpBuilder &pb, Location ploc, ValueRange blockIds) {
+        scf::buildLoopNest(
+            pb, ploc, zeros, ValueRange{block.z, block.y, block.x}, ones,
+            [&](OpBuilder &fb, Location floc, ValueRange threadIds) {
+              SmallVector<Value> callArgs(args);
+              callArgs.append({blockIds[2], blockIds[1], blockIds[0]});
+              callArgs.append({threadIds[2], threadIds[1], threadIds[0]});
+              callArgs.append({block.x, block.y, block.z});
+              callArgs.append({grid.x, grid.y, grid.z});
+              func::CallOp::create(fb, floc, fn, callArgs);
+            });
+      });
+  launch.erase();
+  return success();
+}
+
+struct DslLowerLaunchesToCpu
+    : dsl::impl::DslLowerLaunchesToCpuBase<DslLowerLaunchesToCpu> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::StringMap<func::FuncOp> outlined;
+    SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+    for (gpu::GPUModuleOp gm : gpuModules) {
+      for (auto kernel : llvm::make_early_inc_range(gm.getOps<gpu::GPUFuncOp>())) {
+        if (!kernel.isKernel())
+          continue;
+        FailureOr<func::FuncOp> fn = outlineKernel(kernel, gm);
+        if (failed(fn))
+          return signalPassFailure();
+        outlined[(gm.getName() + "::" + kernel.getName()).str()] = *fn;
+      }
+    }
+    SmallVector<gpu::LaunchFuncOp> launches;
+    module.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });
+    for (gpu::LaunchFuncOp launch : launches) {
+      std::string key = (launch.getKernelModuleName().getValue() + "::" +
+                         launch.getKernelName().getValue())
+                            .str();
+      auto it = outlined.find(key);
+      if (it == outlined.end()) {
+        launch.emitError("launch of unknown kernel @") << key;
+        return signalPassFailure();
+      }
+      if (failed(lowerLaunch(launch, it->second)))
+        return signalPassFailure();
+    }
+    for (gpu::GPUModuleOp gm : gpuModules)
+      gm.erase();
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  }
+};
+
+} // namespace

@@ -1,0 +1,61 @@
+// RUN: dsl-opt %s --dsl-lower-launches-to-cpu --split-input-file --verify-diagnostics | FileCheck %s
+
+// CHECK-NOT: gpu.container_module
+// CHECK-LABEL: func.func private @__dsl_kernel_dsl_kernels_k2(
+// CHECK-SAME: %[[X:.*]]: memref<?x?xf32>, %[[BX:[a-z0-9]+]]: index, %[[BY:[a-z0-9]+]]: index, %[[BZ:[a-z0-9]+]]: index, %[[TX:[a-z0-9]+]]: index, %[[TY:[a-z0-9]+]]: index, %[[TZ:[a-z0-9]+]]: index, %[[DX:[a-z0-9]+]]: index, %[[DY:[a-z0-9]+]]: index, %[[DZ:[a-z0-9]+]]: index, %[[GX:[a-z0-9]+]]: index, %[[GY:[a-z0-9]+]]: index, %[[GZ:[a-z0-9]+]]: index)
+// CHECK: memref.store %{{.*}}, %[[X]][%[[BY]], %[[TX]]]
+// CHECK: memref.store %{{.*}}, %[[X]][%[[GX]], %[[DY]]]
+// CHECK: return
+// CHECK-NOT: gpu.
+// CHECK-LABEL: func.func @host(
+// CHECK-SAME: %[[A:.*]]: memref<?x?xf32>, %[[G:.*]]: index)
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: scf.parallel (%[[IZ:.*]], %[[IY:.*]], %[[IX:.*]]) = ({{.*}}) to (%[[C1]], %[[G]], %[[G]])
+// CHECK: scf.for %[[JZ:.*]] = %{{.*}} to %[[C1]]
+// CHECK: scf.for %[[JY:.*]] = %{{.*}} to %[[C1]]
+// CHECK: scf.for %[[JX:.*]] = %{{.*}} to %[[C32]]
+// CHECK: func.call @__dsl_kernel_dsl_kernels_k2(%[[A]], %[[IX]], %[[IY]], %[[IZ]], %[[JX]], %[[JY]], %[[JZ]], %[[C32]], %[[C1]], %[[C1]], %[[G]], %[[G]], %[[C1]])
+module attributes {gpu.container_module} {
+  gpu.module @dsl_kernels {
+    gpu.func @k2(%x: memref<?x?xf32>) kernel {
+      %by = gpu.block_id y
+      %tx = gpu.thread_id x
+      %gx = gpu.grid_dim x
+      %dy = gpu.block_dim y
+      %v = arith.constant 1.0 : f32
+      memref.store %v, %x[%by, %tx] : memref<?x?xf32>
+      memref.store %v, %x[%gx, %dy] : memref<?x?xf32>
+      gpu.return
+    }
+  }
+  func.func @host(%a: memref<?x?xf32>, %g: index) {
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    gpu.launch_func @dsl_kernels::@k2 blocks in (%g, %g, %c1) threads in (%c32, %c1, %c1) args(%a : memref<?x?xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @dsl_kernels {
+    gpu.func @sync(%x: memref<?xf32>) kernel {
+      // expected-error @+1 {{'gpu.barrier' is not supported by the cpu backend of kernels}}
+      gpu.barrier
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @dsl_kernels {
+    // expected-error @+1 {{kernel 'shared' uses workgroup or private memory, which the cpu backend does not support}}
+    gpu.func @shared(%x: memref<?xf32>) workgroup(%w : memref<32xf32, #gpu.address_space<workgroup>>) kernel {
+      gpu.return
+    }
+  }
+}
