@@ -23,6 +23,9 @@ def index_exprs(draw: st.DrawFn, depth: int = 0) -> str:
     if depth >= 2 or draw(st.booleans()):
         return draw(leaf)
     op = draw(st.sampled_from(["+", "-", "*", "//"]))
+    if op == "//":  # a literal divisor: (3 + 3) // (3 - 3) would fold a division by zero
+        divisor = draw(st.sampled_from(["3", "7", "pl.const(2, pl.INDEX)"]))
+        return f"({draw(index_exprs(depth + 1))} // {divisor})"
     return f"({draw(index_exprs(depth + 1))} {op} {draw(index_exprs(depth + 1))})"
 
 

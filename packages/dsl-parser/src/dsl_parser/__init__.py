@@ -25,12 +25,16 @@ from .function import Function as Function  # noqa: E402
 from .function import Param as Param  # noqa: E402
 from .function import Program as Program  # noqa: E402
 from .function import Signature as Signature  # noqa: E402
+from .kernel import Kernel as Kernel  # noqa: E402
+from .kernel import KernelSpecialization as KernelSpecialization  # noqa: E402
 from .spans import Span as Span  # noqa: E402
 from .structural import structural_equal as structural_equal  # noqa: E402
 
 __all__ = [
     "Function",
     "InvalidOperationError",
+    "Kernel",
+    "KernelSpecialization",
     "Note",
     "Param",
     "ParserError",

@@ -18,6 +18,8 @@ ir: Any = _dsl_mlir.ir
 arith: Any = _dsl_mlir.dialects.arith
 dsl: Any = _dsl_mlir.dialects.dsl
 func: Any = _dsl_mlir.dialects.func
+gpu: Any = _dsl_mlir.dialects.gpu
+memref: Any = _dsl_mlir.dialects.memref
 scf: Any = _dsl_mlir.dialects.scf
 tensor: Any = _dsl_mlir.dialects.tensor
 

@@ -8,19 +8,21 @@ from typing import TYPE_CHECKING
 
 from ._mlir import Context, MLIRDiagnosticError, Module, Operation
 from .errors import ParserError
-from .types import PlType
+from .types import ParamType, PlType
 from .values import ValueInfo
 
 if TYPE_CHECKING:
+    from .kernel import KernelSpecialization
     from .parser.source import SourceTracker
 
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of the MLIR signature (after overrides)."""
+    """One parameter of the MLIR signature (after overrides); a ``dc.Stream`` parameter
+    of a host function has the type ``StreamType``."""
 
     name: str
-    type: PlType
+    type: ParamType
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,12 @@ class Signature:
 @dataclass(eq=False)
 class Function:
     """A DSL function: ``module`` holds its ``func.func`` (for a program member, the
-    program's module). ``str(fn)`` is the MLIR text."""
+    program's module). ``str(fn)`` is the MLIR text.
+
+    ``host`` is True for a function that launches kernels (its tensor parameters are
+    memrefs, it returns nothing); ``kernels`` are the ``gpu.func`` specializations it
+    launches, in order of their first launch.
+    """
 
     name: str
     module: Module
@@ -48,6 +55,8 @@ class Function:
     info: ValueInfo = field(default_factory=ValueInfo, repr=False)
     sources: Sequence[SourceTracker] = field(default=(), repr=False)
     program: Program | None = field(default=None, repr=False)
+    host: bool = False
+    kernels: tuple[KernelSpecialization, ...] = ()
 
     @property
     def context(self) -> Context:
@@ -62,7 +71,10 @@ class Function:
         raise LookupError(f"no func.func @{self.name} in the module")
 
     def as_python(self, concise: bool = False) -> str:
-        """DSL source that parses back to a structurally equal module."""
+        """DSL source that parses back to a structurally equal module.
+
+        NotImplementedError for a function that launches kernels (kernels and launches
+        are not printed back)."""
         from .printer import print_function
 
         return print_function(self, concise=concise)
@@ -101,7 +113,8 @@ class Program:
                            f"{', '.join(self.functions)}") from None
 
     def as_python(self, concise: bool = False) -> str:
-        """A ``@pl.program`` class that parses back to a structurally equal module."""
+        """A ``@pl.program`` class that parses back to a structurally equal module
+        (NotImplementedError when a function of it launches kernels)."""
         from .printer import print_program
 
         return print_program(self, concise=concise)

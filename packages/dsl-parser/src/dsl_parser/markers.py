@@ -35,3 +35,31 @@ class ControlBuiltin(DslBuiltin):
     """``pl.range``, ``pl.unroll`` and ``pl.yield_``: control-flow syntax."""
 
     __slots__ = ()
+
+
+class KernelBuiltin(DslBuiltin):
+    """``pl.block_id``, ``pl.thread_id``, ``pl.block_dim``, ``pl.grid_dim``: the position of
+    the running thread, only meaningful inside a ``@pl.kernel`` function."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: object, **kwargs: object) -> Any:
+        raise RuntimeError(
+            f"{self!r}(...) only has a meaning inside a @pl.kernel function: kernels are not "
+            "run as Python, they must be launched from a @jit (or @pl.function) host function "
+            "with kernel(...).launch(grid=..., block=...)")
+
+
+class ScalarBuiltin(DslBuiltin):
+    """``pl.ceil_div``: scalar arithmetic with no Python operator. On Python ints it
+    computes (as the parser folds it); on anything else it only has a meaning in DSL code."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: object, **kwargs: object) -> Any:
+        if self.name == "ceil_div" and not kwargs and len(args) == 2 and all(
+                isinstance(a, int) and not isinstance(a, bool) for a in args):
+            a, b = args
+            assert isinstance(a, int) and isinstance(b, int)
+            return -(-a // b)
+        return super().__call__(*args, **kwargs)

@@ -165,6 +165,34 @@ class ScalarType:
 PlType = TensorType | ScalarType
 
 
+@dataclass(frozen=True)
+class StreamType:
+    """A ``dc.Stream`` parameter of a function that launches kernels: an opaque
+    execution-stream handle, ``!llvm.ptr`` in IR. Not a value type of the language
+    (it can only be passed to ``.launch(stream=...)``)."""
+
+    def to_mlir(self, ctx: Context | None = None) -> Type:
+        return ir.Type.parse("!llvm.ptr", ctx)
+
+    def __str__(self) -> str:
+        return "dc.Stream"
+
+
+STREAM = StreamType()
+
+#: What a parameter of a signature may be: a DSL type, or a stream (host functions only).
+ParamType = TensorType | ScalarType | StreamType
+
+
+def memref_type(t: TensorType, ctx: Context | None = None) -> Type:
+    """``memref<64x?xf32>`` (identity layout) for a shaped tensor type: how tensors are
+    passed to functions that launch kernels and to kernels."""
+    if t.shape is None:
+        raise TypeError(f"{t} has no shape: the rank/shape must be specialized")
+    sizes = [DYNAMIC_SIZE if isinstance(d, Dynamic) else d for d in t.shape]
+    return ir.MemRefType.get(sizes, t.dtype.to_mlir(ctx), loc=ir.Location.unknown(ctx))
+
+
 def types_match(a: PlType, b: PlType) -> bool:
     """Whether a value of type ``b`` satisfies an annotation ``a`` (and vice versa)."""
     if isinstance(a, TensorType) and isinstance(b, TensorType):

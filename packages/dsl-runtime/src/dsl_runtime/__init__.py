@@ -28,6 +28,7 @@ _check_siblings()
 from . import adapters as _adapters  # noqa: E402
 from .abi import KernelABI as KernelABI  # noqa: E402
 from .compiled import CompiledFunction as CompiledFunction  # noqa: E402
+from .device import DeviceArray as DeviceArray  # noqa: E402
 from .errors import CompileError as CompileError  # noqa: E402
 from .jit import JitFunction as JitFunction  # noqa: E402
 from .jit import compile as compile  # noqa: E402
@@ -36,5 +37,15 @@ from .options import CompileOptions as CompileOptions  # noqa: E402
 
 _adapters.register()
 
-__all__ = ["CompileError", "CompileOptions", "CompiledFunction", "JitFunction", "KernelABI",
-           "__version__", "compile", "jit"]
+
+def __getattr__(name: str) -> object:
+    """``dsl_runtime.kernel``: dsl-parser's ``pl.kernel``, imported on first use."""
+    if name == "kernel":
+        from dsl_parser.language import kernel
+
+        return kernel
+    raise AttributeError(f"module 'dsl_runtime' has no attribute {name!r}")
+
+
+__all__ = ["CompileError", "CompileOptions", "CompiledFunction", "DeviceArray", "JitFunction",
+           "KernelABI", "__version__", "compile", "jit", "kernel"]

@@ -51,7 +51,7 @@ class Param(BaseModel):
     model_config = ConfigDict(frozen=True)
     name: str
     role: Literal["input", "output", "constexpr"]
-    kind: Literal["tensor", "scalar", "constexpr", "struct"]
+    kind: Literal["tensor", "scalar", "constexpr", "struct", "stream"]
     dtype: str | None = None
     shape: tuple[Dim, ...] | None = None
     mlir_type: str | None = None
@@ -83,6 +83,11 @@ class KernelABI(BaseModel):
 
 def memref_slot(dtype: str, rank: int) -> Slot:
     return Slot(kind="memref", ctype=f"Memref<{DTYPES[dtype][2].split()[0]}, {rank}> *")
+
+
+def stream_slot() -> Slot:
+    """A ``dc.Stream``: the stream handle (``None``/0: the default stream)."""
+    return Slot(kind="ptr", ctype="void * /* stream */")
 
 
 def scalar_slot(dtype: str) -> Slot:

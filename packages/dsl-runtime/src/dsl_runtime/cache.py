@@ -79,12 +79,14 @@ def _link(dump: Callable[[str], None], folder: Path) -> bytes | None:
 
 
 def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict[str, Any],
-          dump_object: Callable[[str], None] | None = None) -> None:
+          dump_object: Callable[[str], None] | None = None,
+          extra: dict[str, bytes] | None = None) -> None:
     """Write an entry atomically (a no-op when another process stored it first).
 
     ``dump_object(path)`` writes the JIT's object code; when given and a C compiler
     driver exists, the entry also holds it as a shared library that loads in
-    well under a millisecond.
+    well under a millisecond. ``extra`` adds files (e.g. ``kernels.ptx``), checksummed
+    like the others.
     """
     final = _path(key)
     if final.exists():
@@ -97,6 +99,7 @@ def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict
         library = _link(dump_object, tmp) if dump_object is not None else None
         if library is not None:
             blobs[LIBRARY] = library
+        blobs.update(extra or {})
         for name, data in blobs.items():
             (tmp / name).write_bytes(data)
         manifest = {"key": key, "function": abi.function, "created": time.time(),
@@ -122,7 +125,7 @@ def load(key: str) -> tuple[KernelABI, str, str, str | None] | None:
         return None
     try:
         manifest = json.loads((path / "manifest.json").read_text())
-        names = FILES + ((LIBRARY,) if LIBRARY in manifest["files"] else ())
+        names = FILES + tuple(n for n in manifest["files"] if n not in FILES)
         blobs = {name: (path / name).read_bytes() for name in names}
         for name, data in blobs.items():
             if manifest["files"][name] != _sha(data):

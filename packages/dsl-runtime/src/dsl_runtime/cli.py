@@ -51,6 +51,8 @@ def load_target(spec: str) -> Any:
 def parse_arg_type(text: str) -> Any:
     """``f32[8,16]`` -> zero array, ``i64`` / ``f32`` -> zero scalar, ``=3`` -> the constant 3."""
     text = text.strip()
+    if text == "stream":
+        return None  # the default stream
     if text.startswith("="):
         literal = text[1:]
         for convert in (int, float):
@@ -94,6 +96,15 @@ def _print_timings(timings: dict[str, float]) -> None:
 
 def cmd_compile(ns: argparse.Namespace) -> int:
     jf = load_target(ns.target)
+    if ns.chip:
+        jf.options = jf.options.updated(
+            pipeline_options={**jf.options.pipeline_options, "chip": ns.chip})
+    if ns.emit == "ptx":  # lowered for the NVPTX backend; needs no GPU
+        start = time.perf_counter()
+        print(jf.ptx(*example_args(jf, ns.arg_types)))
+        if ns.timings:
+            _print_timings({"total": time.perf_counter() - start})
+        return 0
     compiled = jf.specialization(example_args(jf, ns.arg_types))
     if ns.emit == "abi":
         print(compiled.abi.model_dump_json(indent=2))
@@ -107,7 +118,7 @@ def cmd_compile(ns: argparse.Namespace) -> int:
 def cmd_run(ns: argparse.Namespace) -> int:
     jf = load_target(ns.target)
     args = example_args(jf, ns.arg_types)
-    if any(a is None for a in args):
+    if not ns.arg_types:
         args = [_from_annotation(s) for s in jf.specs]
     compiled = jf.specialization(args)
     runtime = [a for s, a in zip(jf.specs, args) if s.kind != "constexpr"]
@@ -116,7 +127,9 @@ def cmd_run(ns: argparse.Namespace) -> int:
     for _ in range(ns.repeat):
         compiled(*runtime)
     per_call = (time.perf_counter() - start) / max(ns.repeat, 1)
-    for i, r in enumerate(result if isinstance(result, tuple) else (result,)):
+    if result is None:
+        print("no results (the function writes its outputs in place)")
+    for i, r in enumerate(() if result is None else result if isinstance(result, tuple) else (result,)):
         flat = np.asarray(r).ravel()
         print(f"result {i}: shape={tuple(np.shape(r))} dtype={np.asarray(r).dtype} "
               f"sum={float(flat.sum(dtype=np.float64)):.6g} head={flat[:4].tolist()}")
@@ -135,6 +148,8 @@ def _from_annotation(spec: Any) -> Any:
         return np.random.default_rng(0).standard_normal(ann.shape).astype(dtype)
     if spec.kind == "scalar":
         return 1.0 if ann.dtype.is_float else 1
+    if spec.kind == "stream":
+        return None
     raise UsageError(f"parameter '{spec.name}' is a Constexpr: give --arg-types")
 
 
@@ -172,12 +187,24 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
         ok = False
         print(f"toolchain: dsl_mlir failed to import: {err}")
     ok = _doctor_extensions() and ok
+    _doctor_gpu()
     root = cache.root()
     writable = _writable(root)
     print(f"cache: {root} ({'enabled' if cache.enabled() else 'disabled'}, "
           f"{'writable' if writable else 'NOT writable'})")
     print(f"host target: {keys.host_target()}")
     return 0 if ok and writable else 1
+
+
+def _doctor_gpu() -> None:
+    """Whether the NVPTX backend can run here (informational: the CPU backend always can)."""
+    try:
+        from dsl_mlir import gpu
+    except ImportError:
+        return
+    count = gpu.device_count()
+    print(f"gpu: {count} CUDA device(s)" if count else f"gpu: none ({gpu.status()}); "
+          "kernels run on the cpu backend")
 
 
 def _doctor_extensions() -> bool:
@@ -217,7 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compile", help="compile FILE::FUNC and print its IR")
     c.add_argument("target", help="FILE::FUNC")
-    c.add_argument("--emit", choices=["dsl", "lowered", "llvm", "abi"], default="dsl")
+    c.add_argument("--emit", choices=["dsl", "lowered", "llvm", "abi", "ptx"], default="dsl",
+                   help="ptx: the kernels the function launches, for the nvptx backend (no GPU needed)")
+    c.add_argument("--chip", help="GPU architecture for --emit ptx and the nvptx backend (default sm_80)")
     c.add_argument("--arg-types", help="e.g. 'f32[1024],f32[1024],=4' (needed for specialized params)")
     c.add_argument("--timings", action="store_true", help="print compile phase timings to stderr")
     c.set_defaults(func=cmd_compile)

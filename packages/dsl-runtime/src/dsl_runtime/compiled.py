@@ -93,6 +93,11 @@ class CompiledFunction:
         self._lock = threading.Lock()
 
     def __call__(self, *args: Any, out: Any = None) -> Any:
+        if not self._nresults:  # e.g. a host function that launches kernels
+            if out is not None:
+                raise TypeError(f"{self.name}() has no results to write into out=")
+            self.kernel(*args)
+            return None
         if out is None:
             outs = self._allocate(args)
             self.kernel(*args, *outs)
@@ -117,6 +122,21 @@ class CompiledFunction:
         text = getattr(self.artifacts, stage)
         assert text is not None
         return str(text)
+
+    def ptx(self) -> str:
+        """The PTX of the kernels this specialization launches (NVPTX backend only)."""
+        if "gpu.binary" not in self.artifacts.lowered:
+            raise ValueError(f"{self.name} was not compiled for the nvptx backend: it has no PTX")
+        return ptx_of_lowered(self.artifacts.lowered)
+
+
+def ptx_of_lowered(lowered: str) -> str:
+    """The PTX embedded in lowered IR of the NVPTX backend (ValueError without kernels)."""
+    import dsl_mlir
+    from dsl_mlir import gpu
+
+    with dsl_mlir.context() as ctx:
+        return "\n".join(gpu.ptx_of(dsl_mlir.parse_module(lowered, ctx)).values())
 
 
 def _translate(lowered: str) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from . import knobs
-from .abi import KernelABI, Param, memref_slot, packed_plan, scalar_slot
+from .abi import KernelABI, Param, memref_slot, packed_plan, scalar_slot, stream_slot
 from .compiled import Artifacts, CompiledFunction
 from .errors import CompileError, from_mlir
 from .options import CompileOptions
@@ -23,6 +23,9 @@ def _shape(shape: tuple[Any, ...]) -> tuple[int | str | None, ...]:
 
 
 def _param(name: str, role: Literal["input", "output"], t: Any, ctx: Any) -> Param:
+    if not hasattr(t, "dtype"):  # dc.Stream
+        return Param(name=name, role=role, kind="stream", mlir_type=str(t.to_mlir(ctx)),
+                     slots=(stream_slot(),))
     dtype = _dtype_name(t.dtype)
     mlir = str(t.to_mlir(ctx))
     if getattr(t, "shape", None) is not None:
@@ -65,6 +68,28 @@ def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Any,
                      symbols=tuple(symbols))
 
 
+def _require_gpu() -> None:
+    """GPUUnavailableError (a RuntimeError) naming what is missing, before any work."""
+    from dsl_mlir import gpu
+
+    gpu.require_gpu()
+
+
+def lower_only(parsed: Any, options: CompileOptions) -> Any:
+    """The lowered module of a parsed function, without JIT (``dsl compile``, PTX)."""
+    import dsl_mlir
+    from dsl_parser.extensions import lower_extensions
+
+    try:
+        return dsl_mlir.lower(lower_extensions(parsed.module), options.pipeline,
+                              options.pipeline_options)
+    except dsl_mlir.MLIRDiagnosticError as err:
+        mapper = getattr(parsed, "error_from_mlir", None)
+        if mapper is not None:
+            raise mapper(err) from None
+        raise from_mlir(f"lowering {parsed.name} failed", err) from None
+
+
 def parse(fn: Any, overrides: Mapping[str, Any], options: CompileOptions, ctx: Any) -> Any:
     """Run dsl-parser over a Python function (ParserError propagates: it points at the user)."""
     import dsl_parser.language as pl
@@ -77,8 +102,13 @@ def _engine(module: Any, options: CompileOptions, object_dump: bool) -> Any:
     """An ExecutionEngine (optionally keeping its object code for the disk cache)."""
     import dsl_mlir
 
-    return dsl_mlir.jit(module, opt_level=options.opt_level, parallel=options.parallel,
-                        object_dump=object_dump and not options.parallel)
+    engine = dsl_mlir.jit(module, opt_level=options.opt_level, parallel=options.parallel,
+                          gpu=options.gpu, object_dump=object_dump and not options.parallel)
+    if options.gpu:
+        from dsl_mlir import gpu
+
+        gpu.check()  # the kernels' module is loaded when the engine starts
+    return engine
 
 
 def lower_and_jit(name: str, module: Any, options: CompileOptions,
@@ -112,12 +142,18 @@ def lower_and_jit(name: str, module: Any, options: CompileOptions,
     return lowered, engine
 
 
-def make_kernel(abi: KernelABI, engine: Any) -> Any:
+def make_kernel(abi: KernelABI, engine: Any, gpu: bool = False) -> Any:
+    """The call path of a compiled entry: the C PackedKernel, or for the NVPTX
+    backend the DeviceKernel that takes device arrays."""
     from dsl_mlir._dispatch import PackedKernel
 
     address = engine.raw_lookup(abi.c_symbol)
     if not address:
         raise CompileError(f"compiled module has no entry {abi.packed_symbol}")
+    if gpu:
+        from .device import DeviceKernel
+
+        return DeviceKernel(address, abi)
     slots, symbols = packed_plan(abi)
     return PackedKernel(address, slots, symbols, abi.function)
 
@@ -130,8 +166,10 @@ def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mappin
     name = parsed.name
     abi = build_abi(name, specs, parsed.signature, constexprs, ctx)
     dsl_text = str(parsed.module)
+    if options.gpu:
+        _require_gpu()
     lowered, engine = lower_and_jit(name, parsed.module, options, timings, parsed, object_dump)
-    kernel = make_kernel(abi, engine)
+    kernel = make_kernel(abi, engine, options.gpu)
     return CompiledFunction(name, abi, kernel, Artifacts(dsl=dsl_text, lowered=str(lowered)),
                             timings, keepalive=(ctx, lowered, engine))
 
@@ -161,8 +199,10 @@ def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
     t = time.perf_counter()
     ctx = dsl_mlir.context()
     module = dsl_mlir.parse_module(lowered_text, ctx)
+    if options.gpu:
+        _require_gpu()
     engine = _engine(module, options, object_dump=False)
-    kernel = make_kernel(abi, engine)
+    kernel = make_kernel(abi, engine, options.gpu)
     timings["load"] = time.perf_counter() - t
     return CompiledFunction(abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text),
                             timings, keepalive=(ctx, module, engine), source="disk-cache")

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import cache, keys
-from .compiled import CompiledFunction
-from .compiler import compile_parsed, load_lowered, load_shared, parse
+from .compiled import CompiledFunction, ptx_of_lowered
+from .compiler import compile_parsed, load_lowered, load_shared, lower_only, parse
 from .errors import CompileError
 from .options import CompileOptions
 from .params import ParamSpec, constexpr_value, params_of_signature, read_params, struct_leaves
@@ -71,6 +71,8 @@ class JitFunction:
         for spec, value in zip(self.specs, bound):
             if spec.kind == "struct":
                 runtime.extend(struct_leaves(spec, value, f"{self.name}()"))
+            elif spec.kind == "stream":
+                runtime.append(_stream_handle(value))
             elif spec.kind != "constexpr":
                 runtime.append(_as_buffer(value))
         if out is not None:
@@ -162,17 +164,38 @@ class JitFunction:
             t = time.perf_counter()
             parsed = parse(self._fn, overrides, self.options, ctx)
             timings["parse"] = time.perf_counter() - t
+        native = not (self.options.parallel or self.options.gpu)  # cacheable as kernel.so
         compiled = compile_parsed(parsed, self.specs, constexprs, self.options, timings, ctx,
-                                  object_dump=disk_key is not None and not self.options.parallel)
+                                  object_dump=disk_key is not None and native)
         timings["total"] = time.perf_counter() - start
         self.timings = timings
         if disk_key is not None:
             cache.store(disk_key, compiled.abi, compiled.artifacts.dsl, compiled.artifacts.lowered,
                         {"versions": dict(keys.component_versions()),
                          "extensions": dict(keys.extension_versions())},
-                        dump_object=None if self.options.parallel
-                        else compiled.keepalive[-1].dump_to_object_file)
+                        dump_object=compiled.keepalive[-1].dump_to_object_file if native else None,
+                        extra=_kernel_binaries(compiled))
         return compiled
+
+    def lower(self, *args: Any, backend: str | None = None, **kwargs: Any) -> str:
+        """The lowered (LLVM dialect) IR for these example arguments, without JIT or a GPU.
+
+        ``backend`` overrides the function's (``"nvptx"``: kernels embedded as PTX).
+        """
+        bound = self._bind(args, kwargs)
+        overrides = self._spec_key(bound)[1] if self._specializing else {}
+        options = self.options if backend is None else self.options.updated(backend=backend)
+        parsed = self._parsed
+        if parsed is None:
+            import dsl_mlir
+
+            parsed = parse(self._fn, overrides, options, dsl_mlir.context())
+        return str(lower_only(parsed, options))
+
+    def ptx(self, *args: Any, **kwargs: Any) -> str:
+        """The PTX of the kernels this function launches (the NVPTX backend), for example
+        arguments; needs no GPU. ``pipeline_options`` of the function (e.g. ``chip``) apply."""
+        return ptx_of_lowered(self.lower(*args, backend="nvptx", **kwargs))
 
     def compile(self, *args: Any, **kwargs: Any) -> CompiledFunction:
         """The CompiledFunction for these (example) arguments."""
@@ -224,8 +247,17 @@ def _shape_of(value: Any, spec: ParamSpec, name: str) -> tuple[int, ...]:
     return tuple(int(d) for d in shape)
 
 
+def _stream_handle(value: Any) -> int | None:
+    """The integer handle of a stream argument (None: the default stream)."""
+    import dsl_core as dc
+
+    return dc.Stream(value).handle or None
+
+
 def _as_buffer(value: Any) -> Any:
-    """numpy arrays and numbers pass through; CPU DLPack tensors become ndarray views."""
+    """numpy arrays, numbers and GPU arrays pass through; CPU DLPack tensors become ndarray views."""
+    if hasattr(value, "__cuda_array_interface__"):
+        return value
     if hasattr(value, "__dlpack__") and not hasattr(value, "__array_interface__"):
         import numpy as np
 
@@ -234,6 +266,13 @@ def _as_buffer(value: Any) -> Any:
         except (BufferError, RuntimeError, TypeError) as err:
             raise TypeError(f"cannot view {type(value).__name__} through DLPack on the CPU: {err}") from None
     return value
+
+
+def _kernel_binaries(compiled: CompiledFunction) -> dict[str, bytes]:
+    """The PTX of the kernels a GPU specialization launches (``kernels.ptx`` in the cache)."""
+    if "gpu.binary" not in compiled.artifacts.lowered:
+        return {}
+    return {"kernels.ptx": compiled.ptx().encode()}
 
 
 def implementation(obj: Any) -> JitFunction | None:
@@ -254,7 +293,7 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | N
     ``compile``, ``timings``, ``cache_info``..., it exposes).
     """
     if option_fields:
-        options = (options or CompileOptions()).model_copy(update=option_fields)
+        options = (options or CompileOptions()).updated(**option_fields)
 
     def wrap(f: Any) -> Any:
         if implementation(f) is not None:

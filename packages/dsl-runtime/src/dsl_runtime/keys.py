@@ -72,14 +72,36 @@ def referenced_constants(fn: Any) -> list[tuple[str, str]]:
     return found
 
 
-def function_identity(fn: Any) -> str | None:
-    """Source-level identity of a Python function, or None when its source is unavailable."""
+def referenced_kernels(fn: Any) -> list[Any]:
+    """The ``@pl.kernel`` objects the function's code names (globals and closure cells)."""
+    code = fn.__code__
+    values = [fn.__globals__.get(name) for name in sorted(set(code.co_names))]
+    for cell in fn.__closure__ or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:
+            continue
+    return [v for v in values if type(v).__name__ == "Kernel" and hasattr(v, "fn")]
+
+
+def function_identity(fn: Any, _seen: frozenset[int] = frozenset()) -> str | None:
+    """Source-level identity of a Python function, or None when its source is unavailable.
+
+    It covers the source and referenced constants of the function and, recursively, of
+    every kernel it launches (editing a kernel invalidates its host function's entries)."""
     try:
         source = inspect.getsource(fn)
     except (OSError, TypeError):
         return None
-    parts = [getattr(fn, "__module__", ""), fn.__qualname__, source,
+    parts = [getattr(fn, "__module__", "") or "", fn.__qualname__, source,
              repr(referenced_constants(fn))]
+    for kernel in referenced_kernels(fn):
+        if id(kernel.fn) in _seen:
+            continue
+        inner = function_identity(kernel.fn, _seen | {id(fn)})
+        if inner is None:
+            return None
+        parts.append(inner)
     return "\n".join(parts)
 
 

@@ -2,26 +2,55 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+#: Where kernels launched by a function run: ``cpu`` (loops over grid and block,
+#: everywhere) or ``nvptx`` (PTX launched through the CUDA driver).
+Backend = Literal["cpu", "nvptx"]
+_PIPELINES: dict[str, str] = {"cpu": "dsl-to-llvm-cpu", "nvptx": "dsl-to-llvm-nvptx"}
 
 
 class CompileOptions(BaseModel):
     """How a function is compiled.
 
     ``pipeline_options`` are passed to the pipeline as ``{key=value}`` (see
-    docs/mlir.md for those of ``dsl-to-llvm-cpu``).
+    docs/mlir.md for those of ``dsl-to-llvm-cpu`` and docs/kernels.md for
+    ``dsl-to-llvm-nvptx``, e.g. ``{"chip": "sm_90"}``). ``backend`` picks the
+    pipeline unless ``pipeline`` is given.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     opt_level: int = Field(default=3, ge=0, le=3)
+    backend: Backend = "cpu"
     pipeline: str = "dsl-to-llvm-cpu"
     pipeline_options: dict[str, bool | int | str] = Field(default_factory=dict)
     strict_ssa: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pipeline_of_backend(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "pipeline" not in data and data.get("backend") in _PIPELINES:
+            data = {**data, "pipeline": _PIPELINES[data["backend"]]}
+        return data
 
     @property
     def parallel(self) -> bool:
         """Whether the pipeline emits multithreaded code (it then needs dsl-mlir's async runtime)."""
         return bool(self.pipeline_options.get("parallel", False))
+
+    @property
+    def gpu(self) -> bool:
+        """Whether the compiled host code launches kernels on a GPU (the NVPTX backend)."""
+        return self.backend == "nvptx"
+
+    def updated(self, **fields: Any) -> CompileOptions:
+        """A copy with ``fields`` changed (a new ``backend`` brings its pipeline along)."""
+        base = self.model_dump()
+        if "backend" in fields and "pipeline" not in fields and base["pipeline"] == _PIPELINES[self.backend]:
+            del base["pipeline"]
+        return CompileOptions(**{**base, **fields})
 
     def key(self) -> str:
         return self.model_dump_json()

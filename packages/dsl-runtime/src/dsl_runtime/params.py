@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import dsl_core as dc
 
-Kind = Literal["tensor", "scalar", "constexpr", "struct"]
+Kind = Literal["tensor", "scalar", "constexpr", "struct", "stream"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,8 @@ def _kind(name: str, annotation: Any, where: str) -> Kind:
         return "constexpr"
     if isinstance(annotation, type) and hasattr(annotation, "__dsl_fields__"):
         return "struct"
+    if _is_stream(annotation):
+        return "stream"
     shape = getattr(annotation, "shape", inspect.Parameter.empty)
     if shape is not inspect.Parameter.empty and hasattr(annotation, "dtype"):
         return "tensor"
@@ -37,7 +39,12 @@ def _kind(name: str, annotation: Any, where: str) -> Kind:
         return "scalar"
     raise TypeError(
         f"{where}: parameter '{name}' has annotation {annotation!r}; expected pl.Tensor[...], "
-        f"pl.Scalar[...], a @dc.struct or dc.Constexpr[T]")
+        f"pl.Scalar[...], a @dc.struct, dc.Stream or dc.Constexpr[T]")
+
+
+def _is_stream(annotation: Any) -> bool:
+    """``dc.Stream`` (or the parser's StreamType of a parsed signature)."""
+    return annotation is dc.Stream or type(annotation).__name__ == "StreamType"
 
 
 def read_params(fn: Any) -> tuple[ParamSpec, ...]:
@@ -60,7 +67,8 @@ def params_of_signature(signature: Any) -> tuple[ParamSpec, ...]:
     """The parameters of an already parsed function (dsl-parser ``Signature``)."""
     specs = []
     for p in signature.params:
-        kind: Kind = "tensor" if getattr(p.type, "shape", None) is not None else "scalar"
+        kind: Kind = ("stream" if _is_stream(p.type)
+                      else "tensor" if getattr(p.type, "shape", None) is not None else "scalar")
         specs.append(ParamSpec(p.name, kind, p.type))
     return tuple(specs)
 

@@ -4,7 +4,9 @@ Types (``pl.Tensor``, ``pl.Scalar``, dtypes, ``pl.dynamic``), the decorators
 (``@pl.function``, ``@pl.program``), text parsing (``pl.parse``, ``pl.loads``),
 ``pl.parse_function`` for the runtime, and the operations of the op table
 (``pl.add``, ``pl.matmul``, ...), plus the control-flow syntax ``pl.range``,
-``pl.unroll`` and ``pl.yield_``.
+``pl.unroll`` and ``pl.yield_``. Kernels: ``@pl.kernel``, the thread-position
+intrinsics ``pl.block_id``/``pl.thread_id``/``pl.block_dim``/``pl.grid_dim`` and
+``pl.ceil_div``.
 """
 
 from __future__ import annotations
@@ -15,10 +17,15 @@ from ..function import Function as Function
 from ..function import Param as Param
 from ..function import Program as Program
 from ..function import Signature as Signature
+from ..kernel import Kernel as Kernel
+from ..kernel import KernelSpecialization as KernelSpecialization
 from ..markers import ControlBuiltin as _ControlBuiltin
+from ..markers import KernelBuiltin as _KernelBuiltin
 from ..markers import OpBuiltin as _OpBuiltin
+from ..markers import ScalarBuiltin as _ScalarBuiltin
 from ..ops import OPS as _OPS
 from ..parser.entry import function as function
+from ..parser.entry import kernel as kernel
 from ..parser.entry import loads as loads
 from ..parser.entry import loads_program as loads_program
 from ..parser.entry import parse as parse
@@ -54,6 +61,13 @@ range = _ControlBuiltin("range", "for i in pl.range(start, stop, step, init_valu
 unroll = _ControlBuiltin("unroll", "like pl.range; the loop keeps the 'unroll' kind")
 yield_ = _ControlBuiltin("yield_",
                          "x = pl.yield_(value): the value a loop body or branch passes out")
+
+block_id = _KernelBuiltin("block_id", "pl.block_id(d): the block's index in dimension d (0, 1, 2)")
+thread_id = _KernelBuiltin("thread_id",
+                           "pl.thread_id(d): the thread's index in its block, dimension d")
+block_dim = _KernelBuiltin("block_dim", "pl.block_dim(d): threads per block in dimension d")
+grid_dim = _KernelBuiltin("grid_dim", "pl.grid_dim(d): blocks in the grid in dimension d")
+ceil_div = _ScalarBuiltin("ceil_div", "pl.ceil_div(a, b): the smallest integer >= a / b")
 
 # One marker per op of the table: pl.add, pl.matmul, ... (adding an op adds its name here;
 # the ops of an extension live in its own namespace module, see dsl_parser.extensions).

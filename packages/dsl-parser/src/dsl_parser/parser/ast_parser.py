@@ -25,7 +25,7 @@ from ..values import TypedValue, is_literal
 from .expr_parser import ExprParser
 from .if_parser import IfParser
 from .loop_parser import LoopParser
-from .state import ParserState
+from .state import FUNCTION, KERNEL, ParserState
 from .syntax import UNSUPPORTED_STATEMENTS, yield_call
 
 
@@ -104,6 +104,13 @@ class ASTParser:
         if node.value is None:
             self.returned = []
             return
+        if self.state.mode != FUNCTION:
+            what = "a @pl.kernel" if self.state.mode == KERNEL \
+                else "a function that launches kernels"
+            self.error(node.value, ParserTypeError,
+                       f"{what} returns nothing: return takes no value here",
+                       hint="write results into tensor parameters" if self.state.mode == KERNEL
+                       else "kernels write their results into tensor arguments")
         items = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
         values = []
         for item in items:
@@ -119,6 +126,8 @@ class ASTParser:
                 for v in values]
 
     def misplaced_return(self, node: ast.Return) -> None:
+        if node.value is not None and self.state.mode != FUNCTION:
+            self._return(node)  # the "returns nothing" error
         self.error(node, UnsupportedFeatureError,
                    "return inside a loop or a branch is not supported",
                    hint="pass values out with pl.yield_ and return at the end of the function")
@@ -155,6 +164,14 @@ class ASTParser:
         return value
 
     def aug_assign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Subscript) and self.state.mode != FUNCTION:
+            element = ast.copy_location(ast.Subscript(value=node.target.value,
+                                                      slice=node.target.slice, ctx=ast.Load()),
+                                        node.target)
+            update = ast.copy_location(ast.BinOp(left=element, op=node.op, right=node.value), node)
+            ast.fix_missing_locations(update)
+            self.bind(node.target, self.visit_expr(update))  # z[i] += v: load, op, store
+            return
         if self.state.strict:
             self.error(node, SSAViolationError,
                        f"SSA violation: '{ast.unparse(node.target)}' "
@@ -192,6 +209,9 @@ class ASTParser:
                            f"cannot unpack {count} value(s) into {len(target.elts)} names")
             for elt, item in zip(target.elts, value, strict=False):
                 self.bind(elt, item)
+            return
+        if isinstance(target, ast.Subscript) and self.state.mode != FUNCTION:
+            self.exprs.elements.store(target, value)
             return
         self.error(target, UnsupportedFeatureError,
                    f"assignment to {type(target).__name__.lower()} targets is not supported")

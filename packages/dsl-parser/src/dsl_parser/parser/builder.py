@@ -13,15 +13,18 @@ from contextlib import contextmanager
 
 from .._mlir import Block, Context, Location, Type, Value, arith, ir
 from ..floats import Float64Bits, float_attr
-from ..types import DType, PlType, ScalarType
+from ..types import DType, ParamType, PlType, ScalarType, TensorType, memref_type
 from ..values import TypedValue, ValueInfo, to_signless
 
 
 class IRBuilder:
     """Current insertion point and location, type cache and the module's value table."""
 
-    def __init__(self, ctx: Context, info: ValueInfo, locate: Callable[[object], Location]) -> None:
+    def __init__(self, ctx: Context, info: ValueInfo, locate: Callable[[object], Location],
+                 memrefs: bool = False) -> None:
         self.ctx = ctx
+        #: Tensors are memrefs (a kernel, a function that launches kernels).
+        self.memrefs = memrefs
         self.info = info
         self.ip: object = None
         self.where: object = None  # the AST node being parsed
@@ -45,11 +48,15 @@ class IRBuilder:
     def leave(self, saved: tuple[object, Location]) -> None:
         self.where, self._loc = saved
 
-    def mlir_type(self, t: PlType | DType) -> Type:
-        """The MLIR type of a DSL type (cached: types are uniqued per context anyway)."""
+    def mlir_type(self, t: ParamType | DType) -> Type:
+        """The MLIR type of a DSL type (cached: types are uniqued per context anyway);
+        a tensor is a memref when ``memrefs`` is set."""
         cached = self._types.get(t)
         if cached is None:
-            cached = self._types[t] = t.to_mlir(self.ctx)
+            if self.memrefs and isinstance(t, TensorType):
+                cached = self._types[t] = memref_type(t, self.ctx)
+            else:
+                cached = self._types[t] = t.to_mlir(self.ctx)
         return cached
 
     @contextmanager

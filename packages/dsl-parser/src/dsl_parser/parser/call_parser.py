@@ -6,10 +6,10 @@ import ast
 from dataclasses import dataclass
 
 from .._mlir import func, ir
-from ..errors import InvalidOperationError, ParserTypeError
+from ..errors import InvalidOperationError, ParserTypeError, UnsupportedFeatureError
 from ..types import ScalarType, TensorType, types_match
 from ..values import TypedValue
-from .state import Callee, ParserState, Symbols
+from .state import FUNCTION, Callee, ParserState, Symbols
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,13 @@ class CallParser:
              kwargs: dict[str, object]) -> object:
         """The call's result: None, one TypedValue, or a tuple of them."""
         callee = ref.symbols.callee(ref.name, node.func)
+        if self.state.mode != FUNCTION or callee.host:
+            if self.state.mode != FUNCTION:
+                why = "a function that launches kernels cannot call other functions of the program"
+            else:
+                why = f"'{callee.name}' launches kernels, so it cannot be called from a function"
+            self.state.src.error(node, UnsupportedFeatureError, f"self.{callee.name}(...): {why}",
+                                 hint="launch the kernels from the entry function")
         values = self._arguments(callee, node, args, kwargs)
         results = callee.results or []
         b = self.state.builder

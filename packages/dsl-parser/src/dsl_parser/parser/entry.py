@@ -19,11 +19,13 @@ from typing import Any
 from .._mlir import Context, default_context
 from ..errors import ParserError, ParserSyntaxError
 from ..function import Function, Program
+from ..kernel import Kernel
 from ..spans import Span
 from .evaluator import Evaluator, closure_of
 from .function_parser import FunctionSource
 from .program_parser import build_function, build_program
 from .source import SourceMap, SourceTracker
+from .source import source_of as _source_of
 from .text import TextModule
 
 
@@ -48,23 +50,6 @@ def _clean(err: ParserError) -> ParserError:
 
 
 # -- Python objects ----------------------------------------------------------------------------
-def _source_of(obj: object, source_map: SourceMap | None) -> tuple[ast.AST, SourceTracker]:
-    try:
-        lines, start = inspect.getsourcelines(obj)  # type: ignore[arg-type]
-        filename = inspect.getsourcefile(obj) or "<unknown>"  # type: ignore[arg-type]
-    except (OSError, TypeError) as exc:
-        raise ValueError(f"cannot read the source of {obj!r} ({exc}); "
-                         "use pl.parse(code) for generated code") from None
-    first = lines[0]
-    indent = first[: len(first) - len(first.lstrip())]
-    dedented = [line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines]
-    text = "".join(dedented)
-    tree = ast.parse(text)
-    src = SourceTracker(filename, text.splitlines(), line_offset=start - 1, indent=indent,
-                        source_map=source_map)
-    return tree.body[0], src
-
-
 def _is_method(fn: Callable[..., Any]) -> bool:
     code = getattr(fn, "__code__", None)
     return bool(code and code.co_argcount and code.co_varnames[0] == "self")
@@ -121,6 +106,8 @@ def _parse_class(cls: type, strict_ssa: bool, source_map: SourceMap | None,
     sources = []
     for item in TextModule.methods(node, src):
         fn = cls.__dict__.get(item.name)
+        if isinstance(fn, Kernel):
+            TextModule.kernel_method(item, src)
         fn = getattr(fn, "__func__", fn)
         options = getattr(fn, "__pl_options__", {})
         evaluator = Evaluator(getattr(fn, "__globals__", {}), closure_of(fn) if fn else {})
@@ -148,6 +135,23 @@ def function(fn: Callable[..., Any] | None = None, *, strict_ssa: bool = True,
             return _parse_function(fn, None, strict_ssa, None, context)
     except ParserError as err:
         raise _clean(err) from None
+
+
+def kernel(fn: Callable[..., Any] | None = None, *, strict_ssa: bool = False) -> Any:
+    """``@pl.kernel`` / ``@pl.kernel(strict_ssa=True)``: a GPU-style kernel (a ``Kernel``).
+
+    Nothing is parsed here: a host function's ``k(args).launch(grid=..., block=...)``
+    parses the kernel for that launch's argument types and Constexpr values into a
+    ``gpu.func`` of the host's module. Kernel bodies are non-strict by default
+    (loop-carried scalars and values assigned in both branches need no ``pl.yield_``).
+    """
+    if fn is None:
+        return functools.partial(kernel, strict_ssa=strict_ssa)
+    if isinstance(fn, Kernel):
+        return fn
+    if not inspect.isfunction(fn):
+        raise TypeError(f"@pl.kernel takes a Python function, got {fn!r}")
+    return Kernel(fn, strict_ssa=strict_ssa)
 
 
 def program(cls: type | None = None, *, strict_ssa: bool = True,

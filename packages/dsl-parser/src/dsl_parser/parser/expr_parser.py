@@ -21,15 +21,19 @@ from ..errors import (
     UnsupportedFeatureError,
 )
 from ..extensions.registry import namespace_of_module
-from ..markers import ControlBuiltin, OpBuiltin
+from ..kernel import Kernel
+from ..markers import ControlBuiltin, KernelBuiltin, OpBuiltin, ScalarBuiltin
 from ..ops import OPS, lookup, unknown_op_hint
-from ..types import TensorType
+from ..types import Dynamic, TensorType
 from ..values import TypedValue
 from .call_parser import CallParser, MethodRef
+from .element_parser import ElementParser
 from .evaluator import FOLDABLE_CALLS
+from .intrinsic_parser import IntrinsicParser, scalar_min_max
+from .launch_parser import LaunchParser, launched_call
 from .op_parser import OpParser
 from .operator_parser import OperatorParser
-from .state import ParserState, SelfRef
+from .state import FUNCTION, KERNEL, ParserState, SelfRef
 from .syntax import UNSUPPORTED_EXPRESSIONS, compile_time_callable
 
 Visit = Callable[[ast.expr], object]
@@ -44,6 +48,9 @@ class ExprParser:
         self.ops = OpParser(state)
         self.calls = CallParser(state)
         self.operators = OperatorParser(state, visit, self.ops)
+        self.elements = ElementParser(state, visit)
+        self.intrinsics = IntrinsicParser(state)
+        self.launches = LaunchParser(state, visit)
         self.handlers: dict[type[ast.AST], Callable[..., object]] = {
             ast.Constant: self.constant, ast.Name: self.name, ast.Attribute: self.attribute,
             ast.Subscript: self.subscript, ast.List: self.sequence, ast.Tuple: self.sequence,
@@ -95,6 +102,11 @@ class ExprParser:
 
     def _value_attribute(self, node: ast.Attribute, value: TypedValue) -> object:
         t = value.type
+        if isinstance(t, TensorType) and node.attr == "shape" and self.state.mode != FUNCTION:
+            # memrefs: an unnamed dynamic size is read (memref.dim) when first used
+            return tuple(self.state.anonymous_dim(value, axis)
+                         if isinstance(d, Dynamic) and d.name is None else d
+                         for axis, d in enumerate(t.shape or ()))
         if isinstance(t, TensorType) and node.attr in ("shape", "dtype", "rank"):
             return getattr(t, node.attr)
         if node.attr == "dtype":
@@ -103,6 +115,12 @@ class ExprParser:
 
     def subscript(self, node: ast.Subscript) -> object:
         base = self.visit(node.value)
+        if isinstance(base, TypedValue) and self.state.mode != FUNCTION:
+            if not base.is_tensor:
+                self.error(node.value, ParserTypeError,
+                           f"'{ast.unparse(node.value)}' is a {base.type}: only tensor "
+                           "parameters can be indexed")
+            return self.elements.load(node, base)
         if isinstance(base, TypedValue):
             return self._slice_tensor(node, base)
         index = self.visit(node.slice)
@@ -155,7 +173,18 @@ class ExprParser:
 
     # -- calls ----------------------------------------------------------------------------------
     def call(self, node: ast.Call) -> object:
+        launched = launched_call(node)
+        if launched is not None:
+            target = self.visit(launched.func)
+            if isinstance(target, Kernel):
+                self.launches.parse(node, launched, target)
+                return None
         func = self.visit(node.func)
+        if isinstance(func, Kernel):
+            where = "inside a @pl.kernel" if self.state.mode == KERNEL else "directly"
+            self.error(node, InvalidOperationError,
+                       f"kernel '{func.name}' cannot be called {where}: launch it from the host "
+                       f"function with {func.name}(...).launch(grid=..., block=...)")
         visit = self.visit
         args = [visit(a) for a in node.args]  # (a Starred argument is rejected by dispatch)
         kwargs: dict[str, object] = {}
@@ -166,7 +195,13 @@ class ExprParser:
             kwargs[keyword.arg] = visit(keyword.value)
             kw_nodes[keyword.arg] = keyword
         if isinstance(func, OpBuiltin):
+            if scalar_min_max(func.name, args, kwargs):
+                return self.intrinsics.min_max(func.name, node, args, kwargs)
             return self.ops.call(lookup(func.name), node, args, kwargs, node.args, kw_nodes)
+        if isinstance(func, KernelBuiltin):
+            return self.intrinsics.position(func, node, args, kwargs)
+        if isinstance(func, ScalarBuiltin):
+            return self.intrinsics.ceil_div(node, args, kwargs)
         if isinstance(func, MethodRef):
             return self.calls.call(func, node, args, kwargs)
         if isinstance(func, ControlBuiltin) or func is range:

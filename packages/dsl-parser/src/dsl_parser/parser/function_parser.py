@@ -5,6 +5,11 @@ replaces the annotation, a ``ConstValue`` removes the parameter from the
 signature and binds its name to a compile-time constant. The declared
 results (if any) are checked against the ``return``; an unshaped declared
 tensor result takes the returned shape.
+
+A function whose body contains a ``.launch(...)`` call is a *host* function
+(decided by scanning the AST first): its tensor parameters are memrefs, it may
+take ``dc.Stream`` parameters, and it returns nothing. ``KernelParser``
+(``kernel_parser``) reuses this class for ``@pl.kernel`` bodies.
 """
 
 from __future__ import annotations
@@ -13,19 +18,33 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .._mlir import Module, Operation, func, ir
+from .._mlir import Block, Module, Operation, func, ir
 from ..errors import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 from ..function import Param, Signature
-from ..types import ConstValue, Dynamic, PlType, TensorType, types_match
+from ..types import (
+    STREAM,
+    ConstValue,
+    Dynamic,
+    ParamType,
+    PlType,
+    StreamType,
+    TensorType,
+    types_match,
+)
 from ..values import TypedValue, ValueInfo
+from .annotations import annotation_object, is_constexpr, is_stream
 from .ast_parser import ASTParser
 from .builder import IRBuilder
 from .evaluator import Evaluator
+from .returns import hoist_returns
 from .scopes import ScopeManager
 from .source import SourceTracker
-from .state import Callee, ParserState, Symbols
+from .state import FUNCTION, HOST, KERNEL, Callee, KernelTable, ParserState, StreamValue, Symbols
 from .structs import assemble, is_struct, leaf_args, leaves
 from .type_resolver import as_type
+
+#: The module attribute that marks a module holding a ``gpu.module``.
+CONTAINER_ATTR = "gpu.container_module"
 
 
 @dataclass
@@ -39,21 +58,37 @@ class FunctionSource:
     overrides: Mapping[str, object] = field(default_factory=dict)
     strict: bool = True
     is_method: bool = False
+    kernel: bool = False  # a @pl.kernel body
+
+
+def launches_kernels(node: ast.FunctionDef, src: SourceTracker) -> bool:
+    """Whether the body calls ``<...>.launch(...)`` anywhere (a host function).
+
+    The source text is searched first: most functions never say "launch", and walking
+    the whole AST would cost more than a tenth of a plain function's parse."""
+    lines = src.lines[node.lineno - 1:node.end_lineno]
+    if not any("launch" in line for line in lines):
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and n.func.attr == "launch" for stmt in node.body for n in ast.walk(stmt))
 
 
 class FunctionParser:
     """Declares and then defines one function of a module."""
 
     def __init__(self, source: FunctionSource, module: Module, info: ValueInfo,
-                 symbols: Symbols | None = None) -> None:
+                 symbols: Symbols | None = None, kernels: KernelTable | None = None) -> None:
         self.source = source
         self.node = source.node
         self.module = module
-        builder = IRBuilder(module.context, info, source.src.loc)
+        self.mode = KERNEL if source.kernel else HOST if launches_kernels(source.node, source.src) \
+            else FUNCTION
+        builder = IRBuilder(module.context, info, source.src.loc, memrefs=self.mode != FUNCTION)
         scopes = ScopeManager(source.src, source.strict)
         self.state = ParserState(source.src, builder, scopes, source.evaluator, source.strict,
-                                 program=symbols, self_name="self" if source.is_method else None)
-        self.params: list[tuple[ast.arg, PlType]] = []
+                                 program=symbols, self_name="self" if source.is_method else None,
+                                 mode=self.mode, kernels=kernels)
+        self.params: list[tuple[ast.arg, ParamType]] = []
         self.structs: list[tuple[ast.arg, object]] = []  # struct parameters (annotation)
         self.constants: dict[str, object] = {}
         self.declared: list[PlType] | None = None
@@ -78,17 +113,46 @@ class FunctionParser:
         self.params = [p for arg in args if arg.arg not in self.constants
                        for p in self._param_entries(arg)]
         self.declared = self.state.types.results(self.node.returns)
+        if self.mode != FUNCTION:
+            self._no_results()
         if self.declared is not None and all(_shaped(t) for t in self.declared):
             self.results = list(self.declared)
         b = self.state.builder
         ftype = ir.FunctionType.get([b.mlir_type(t) for _, t in self.params],
                                     [b.mlir_type(t) for t in self.results or []])
-        self.func_op = func.FuncOp(self.name, ftype, loc=self.state.src.loc(self.node),
-                                   ip=ir.InsertionPoint(self.module.body))
+        self.func_op = self._create_op(ftype)
         return self.callee()
 
+    def _no_results(self) -> None:
+        """Kernels and host functions return nothing (``-> None`` may be written)."""
+        if self.declared:
+            what = "a @pl.kernel" if self.mode == KERNEL else "a function that launches kernels"
+            self.state.src.error(self.node.returns or self.node, ParserTypeError,
+                                 f"{what} returns nothing: '{self.name}' cannot declare results",
+                                 hint="remove the return annotation (or write -> None)")
+        self.declared = []
+        if self.mode == HOST:
+            self.module.operation.attributes[CONTAINER_ATTR] = ir.UnitAttr.get()
+
+    def _create_op(self, ftype: object) -> Operation:
+        """The (bodiless) function operation: a ``func.func`` at the end of the module."""
+        return func.FuncOp(self.name, ftype, loc=self.state.src.loc(self.node),
+                           ip=ir.InsertionPoint(self.module.body))
+
+    def _entry_block(self) -> Block:
+        return self.func_op.add_entry_block([self.state.src.loc(a) for a, _ in self.params])
+
+    def _terminate(self, values: list[TypedValue], where: ast.AST) -> None:
+        b = self.state.builder
+        func.ReturnOp([v.value for v in values], loc=self.state.src.loc(where), ip=b.ip)
+
     def callee(self) -> Callee:
-        return Callee(self.name, [(a.arg, t) for a, t in self.params], self.results)
+        return Callee(self.name, [(a.arg, t) for a, t in self.params], self.results,
+                      host=self.mode == HOST)
+
+    def signature(self) -> Signature:
+        """The signature as parsed so far (final after ``define``)."""
+        return Signature([Param(a.arg, t) for a, t in self.params], list(self.results or []))
 
     def _check_arguments(self) -> None:
         a = self.node.args
@@ -114,12 +178,21 @@ class FunctionParser:
             args = args[1:]
         return args
 
-    def _param_entries(self, arg: ast.arg) -> list[tuple[ast.arg, PlType]]:
+    def _param_entries(self, arg: ast.arg) -> list[tuple[ast.arg, ParamType]]:
         """One entry per MLIR parameter: a struct parameter gives one per scalar leaf."""
-        annotation = self.source.annotations.get(arg.arg)
-        if isinstance(annotation, str) and isinstance(arg.annotation, ast.Name):
-            annotation = self.source.evaluator.resolve(arg.annotation.id)  # postponed annotations
-        if arg.arg in self.source.overrides or not is_struct(annotation):
+        annotation = None
+        if arg.arg not in self.source.overrides:
+            annotation = annotation_object(arg, self.source.annotations, self.state.types,
+                                           strict=False)
+        if is_stream(annotation):
+            return [(arg, self._stream(arg))]
+        if is_constexpr(annotation):
+            self.state.src.error(arg.annotation or arg, ParserTypeError,
+                                 f"parameter '{arg.arg}' is a dc.Constexpr: its value must be "
+                                 "given at compile time",
+                                 hint=f"pass overrides={{'{arg.arg}': pl.ConstValue(...)}} "
+                                      "(@jit does this from the argument)")
+        if not is_struct(annotation):
             return [(arg, self._param_type(arg))]
         found = leaves(annotation, (arg.arg,))
         if isinstance(found, str):
@@ -127,6 +200,15 @@ class FunctionParser:
                                  f"parameter '{arg.arg}': {found}")
         self.structs.append((arg, annotation))
         return list(zip(leaf_args(arg, found), [leaf.type for leaf in found], strict=True))
+
+    def _stream(self, arg: ast.arg) -> StreamType:
+        if self.mode != HOST:
+            what = "a @pl.kernel cannot take" if self.mode == KERNEL else \
+                "only a function that launches kernels can take"
+            self.state.src.error(arg.annotation or arg, UnsupportedFeatureError,
+                                 f"parameter '{arg.arg}': {what} a dc.Stream",
+                                 hint="a stream is passed on with k(...).launch(..., stream=s)")
+        return STREAM
 
     def _param_type(self, arg: ast.arg) -> PlType:
         override = self.source.overrides.get(arg.arg)
@@ -157,10 +239,14 @@ class FunctionParser:
     def define(self) -> Signature:
         """Parse the body into the function; returns the final signature."""
         state, b = self.state, self.state.builder
-        entry = self.func_op.add_entry_block([state.src.loc(a) for a, _ in self.params])
+        entry = self._entry_block()
+        state.entry = entry
         with b.at(entry), b.located(self.node):
             leaf_values = {}
             for (arg, t), value in zip(self.params, entry.arguments, strict=False):
+                if isinstance(t, StreamType):
+                    state.scopes.define(arg.arg, StreamValue(value), arg)
+                    continue
                 typed = state.new(value, t, arg.arg)
                 if "." in arg.arg:  # a struct leaf: reachable as an attribute of its struct
                     leaf_values[arg.arg] = typed
@@ -169,15 +255,21 @@ class FunctionParser:
             for arg, annotation in self.structs:
                 state.scopes.define(arg.arg, assemble(annotation, (arg.arg,), leaf_values), arg)
             self._bind_dims(entry)
+            if self.mode != FUNCTION:
+                what = "a @pl.kernel" if self.mode == KERNEL else "a function that launches kernels"
+                state.scopes.forbid_tensors = (
+                    f"'{{name}}' would hold a tensor: in {what} only scalars can be named")
             parser = ASTParser(state)
-            returned = parser.parse_body(self.node.body)
+            body = self.node.body if self.mode == FUNCTION else hoist_returns(self.node.body,
+                                                                               state.src)
+            returned = parser.parse_body(body)
             values = self._results(returned)
             last = self.node.body[-1] if isinstance(self.node.body[-1], ast.Return) else self.node
-            func.ReturnOp([v.value for v in values], loc=state.src.loc(last), ip=b.ip)
+            self._terminate(values, last)
         ftype = ir.FunctionType.get([b.mlir_type(t) for _, t in self.params],
                                     [b.mlir_type(t) for t in self.results or []])
         self.func_op.attributes["function_type"] = ir.TypeAttr.get(ftype)
-        return Signature([Param(a.arg, t) for a, t in self.params], list(self.results or []))
+        return self.signature()
 
     def _bind_dims(self, entry: object) -> None:
         """Give each symbolic dimension of the parameters its value (``tensor.dim``)."""
@@ -186,7 +278,10 @@ class FunctionParser:
             if not isinstance(t, TensorType):
                 continue
             for axis, dim in enumerate(t.shape or ()):
-                if isinstance(dim, Dynamic) and dim.name and dim.name not in state.dims:
+                if isinstance(dim, Dynamic) and dim.name and self.mode != FUNCTION:
+                    state.bind_dim_lazily(dim.name, TypedValue(value, t), axis,
+                                          arg.annotation or arg)
+                elif isinstance(dim, Dynamic) and dim.name and dim.name not in state.dims:
                     where = arg.annotation or arg
                     with state.builder.located(where):
                         dim_value = state.read_dim(TypedValue(value, t), axis, where)

@@ -19,7 +19,7 @@ from ..errors import ParserSyntaxError, ParserTypeError
 from ..types import BOOL, PlType, ScalarType
 from ..values import TypedValue, is_literal
 from .state import ParserState
-from .syntax import assigned_names, direct_names
+from .syntax import assigned_names, surely_assigned
 from .yields import (
     VisitExpr,
     YieldStmt,
@@ -131,8 +131,8 @@ class IfParser:
                 value = self.state.materialize(value, node, None)
             results.carried.append((name, value))
         visible = own | {n for n, _ in results.carried}
-        both = set(direct_names(bodies[1]))
-        results.fresh = [n for n in direct_names(bodies[0])
+        both = set(surely_assigned(bodies[1]))
+        results.fresh = [n for n in surely_assigned(bodies[0])
                          if n in both and n not in visible and self.state.scopes.lookup(n) is None]
 
     # -- branches -------------------------------------------------------------------------------

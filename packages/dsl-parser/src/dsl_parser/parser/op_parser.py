@@ -11,11 +11,14 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from .._mlir import Value
-from ..errors import InvalidOperationError, ParserError, ParserTypeError
+from ..errors import InvalidOperationError, ParserError, ParserTypeError, UnsupportedFeatureError
 from ..ops import REQUIRED, Arg, OpCall, OpRule, Param
 from ..types import INDEX, DType, Dynamic, PlType, ScalarType, TensorType
 from ..values import TypedValue, is_literal
-from .state import ParserState, _describe
+from .state import FUNCTION, HOST, ParserState, _describe
+
+#: The op-table entries that kernels and host functions may use (scalar ops).
+SCALAR_OPS = frozenset({"const"})
 
 
 class OpParser:
@@ -59,6 +62,8 @@ class OpParser:
         ``node`` is the call (or the operator expression ``a + b``) and gives the
         op its location; ``arg_nodes``/``kw_nodes`` locate argument errors.
         """
+        if self.state.mode != FUNCTION and rule.key not in SCALAR_OPS:
+            self._no_tensor_ops(rule, node)
         bound, nodes = self._bind(rule, node, args, kwargs, arg_nodes, kw_nodes)
         call = OpCall(rule, bound, nodes, node, self)
         if rule.fold is not None:
@@ -69,6 +74,17 @@ class OpParser:
         result_type = rule.infer(call)
         value = rule.emit(call, result_type)
         return self.state.new(value, result_type)
+
+    def _no_tensor_ops(self, rule: OpRule, node: ast.AST) -> NoReturn:
+        if self.state.mode == HOST:
+            self.error(node, UnsupportedFeatureError,
+                       f"{rule.qualname}: tensor operations are not available in a function "
+                       "that launches kernels",
+                       hint="do tensor work in a @pl.kernel (element by element) or in a "
+                            "separate @pl.function")
+        self.error(node, UnsupportedFeatureError,
+                   f"{rule.qualname} is a tensor operation: it is not available inside a "
+                   "@pl.kernel", hint="kernels work element by element: x[i], z[i] = v")
 
     def _bind(self, rule: OpRule, node: ast.AST, args: Sequence[object], kwargs: dict[str, object],
               arg_nodes: Sequence[ast.AST], by_name: dict[str, ast.AST],

@@ -18,8 +18,9 @@ from ..function import Function, Program, Signature
 from ..values import ValueInfo
 from .diagnostics import verify_module
 from .function_parser import FunctionParser, FunctionSource
+from .kernel_parser import ModuleKernels
 from .source import SourceTracker
-from .state import Callee
+from .state import HOST, Callee
 
 
 class ModuleParser:
@@ -45,8 +46,9 @@ class ModuleParser:
             if self.module_name:
                 module.operation.attributes["sym_name"] = ir.StringAttr.get(self.module_name)
             symbols = self if self.module_name else None
+            kernels = ModuleKernels(module, self.info, self.trackers)
             for source in self.sources:
-                parser = FunctionParser(source, module, self.info, symbols)
+                parser = FunctionParser(source, module, self.info, symbols, kernels)
                 if parser.name in self.parsers:
                     source.src.error(source.node, ParserTypeError,
                                      f"function '{parser.name}' is defined twice")
@@ -56,7 +58,9 @@ class ModuleParser:
                 self._define(name)
             verify_module(module, self.trackers)
         functions = {name: Function(name, module, self.signatures[name],
-                                    dict(parser.constants), self.info, self.trackers)
+                                    dict(parser.constants), self.info, self.trackers,
+                                    host=parser.mode == HOST,
+                                    kernels=tuple(parser.state.launched))
                      for name, parser in self.parsers.items()}
         return module, functions
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..errors import ParserTypeError, SSAViolationError
+from ..errors import ParserTypeError, SSAViolationError, UnsupportedFeatureError
 from ..types import types_match
 from ..values import TypedValue
 from .source import Located, SourceTracker
@@ -47,6 +47,8 @@ class ScopeManager:
         self.src = src
         self.strict = strict
         self.stack: list[Scope] = []
+        #: When set, binding a name to a tensor is an error with this message ({name}).
+        self.forbid_tensors: str | None = None
 
     def push(self, kind: str) -> Scope:
         scope = Scope(kind)
@@ -85,6 +87,9 @@ class ScopeManager:
 
     def define(self, name: str, value: object, node: ast.AST) -> None:
         """Bind ``name`` in the current scope, enforcing the SSA rules."""
+        if self.forbid_tensors is not None and isinstance(value, TypedValue) and value.is_tensor:
+            self.src.error(node, UnsupportedFeatureError, self.forbid_tensors.format(name=name),
+                           hint="use the parameter itself (x[i], x.shape[d])")
         previous = self.lookup(name)
         if previous is not None:
             self._check_rebind(name, previous, value, node)

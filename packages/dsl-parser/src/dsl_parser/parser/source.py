@@ -11,6 +11,7 @@ col)}`` sends a (generated) line to the user's file: the column becomes
 from __future__ import annotations
 
 import ast
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
@@ -152,3 +153,22 @@ class SourceTracker:
         err.__cause__ = None
         err.__suppress_context__ = True
         return err
+
+
+def source_of(obj: object, source_map: SourceMap | None) -> tuple[ast.AST, SourceTracker]:
+    """The first definition in the source of a Python function or class (dedented), and
+    its tracker (real file and line numbers)."""
+    try:
+        lines, start = inspect.getsourcelines(obj)  # type: ignore[arg-type]
+        filename = inspect.getsourcefile(obj) or "<unknown>"  # type: ignore[arg-type]
+    except (OSError, TypeError) as exc:
+        raise ValueError(f"cannot read the source of {obj!r} ({exc}); "
+                         "use pl.parse(code) for generated code") from None
+    first = lines[0]
+    indent = first[: len(first) - len(first.lstrip())]
+    dedented = [line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines]
+    text = "".join(dedented)
+    tree = ast.parse(text)
+    src = SourceTracker(filename, text.splitlines(), line_offset=start - 1, indent=indent,
+                        source_map=source_map)
+    return tree.body[0], src

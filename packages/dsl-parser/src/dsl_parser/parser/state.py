@@ -12,11 +12,11 @@ import ast
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from .._mlir import Value, tensor
+from .._mlir import Block, Value, ir, memref, tensor
 from ..errors import ParserTypeError, ScopeIsolationError, UndefinedVariableError
-from ..types import INDEX, DType, Dynamic, PlType, ScalarType, TensorType
+from ..types import INDEX, DType, Dynamic, ParamType, PlType, ScalarType, TensorType
 from ..values import TypedValue, is_literal, literal_dtype, literal_problem
 from .builder import IRBuilder
 from .evaluator import MISSING, Evaluator
@@ -24,20 +24,46 @@ from .scopes import ScopeManager
 from .source import SourceTracker
 from .type_resolver import TypeResolver
 
+if TYPE_CHECKING:
+    from ..kernel import Kernel, KernelSpecialization
+    from .kernel_params import KernelParam
+
 
 @dataclass
 class Callee:
     """A function of the program being parsed, as seen by calls to it."""
 
     name: str
-    params: list[tuple[str, PlType]]
+    params: list[tuple[str, ParamType]]
     results: list[PlType] | None
+    host: bool = False  # it launches kernels
 
 
 class Symbols(Protocol):
     """The functions of a program (``self.f(...)`` targets)."""
 
     def callee(self, name: str, where: ast.AST) -> Callee: ...
+
+
+class KernelTable(Protocol):
+    """The kernels of the module being parsed (the targets of ``.launch``)."""
+
+    def params(self, kernel: Kernel) -> list[KernelParam]: ...
+
+    def specialize(self, kernel: Kernel, overrides: dict[str, object], tokens: list[str],
+                   where: ast.AST, caller: SourceTracker) -> KernelSpecialization: ...
+
+
+#: What kind of function is being parsed: a tensor function, a function that launches
+#: kernels ("host": tensors are memrefs, scalar code only) or a kernel.
+FUNCTION, HOST, KERNEL = "function", "host", "kernel"
+
+
+@dataclass(frozen=True)
+class StreamValue:
+    """A ``dc.Stream`` parameter inside a host function (only ``.launch(stream=...)`` takes it)."""
+
+    value: Value
 
 
 @dataclass(frozen=True)
@@ -59,6 +85,14 @@ class ParserState:
     program: Symbols | None = None
     self_name: str | None = None
     dims: dict[str, TypedValue] = field(default_factory=dict)
+    mode: str = FUNCTION
+    kernels: KernelTable | None = None
+    #: The entry block (where dimensions bound on first use are read).
+    entry: Block | None = None
+    #: Dimensions read on first use (memref modes): name -> (parameter, axis, annotation).
+    lazy_dims: dict[str, tuple[TypedValue, int, ast.AST]] = field(default_factory=dict)
+    #: The kernel specializations launched so far, in order.
+    launched: list[KernelSpecialization] = field(default_factory=list)
     types: TypeResolver = field(init=False)
 
     def __post_init__(self) -> None:
@@ -120,6 +154,8 @@ class ParserState:
 
     def _dim_value(self, dim: Dynamic, where: ast.AST, dtype: DType | None) -> TypedValue:
         bound = self.dims.get(dim.name or "")
+        if bound is None and dim.name in self.lazy_dims:
+            bound = self._read_lazy_dim(dim.name)
         if bound is None:
             self.src.error(where, ParserTypeError,
                            f"dynamic dimension {dim!r} is not the size of any parameter",
@@ -147,11 +183,43 @@ class ParserState:
         return sizes
 
     def read_dim(self, source: TypedValue, axis: int, where: ast.AST) -> TypedValue:
-        """``tensor.dim`` of ``source`` along ``axis``."""
+        """``tensor.dim`` (``memref.dim`` for a memref) of ``source`` along ``axis``."""
         index = self.materialize(axis, where, INDEX)
+        dim_op = memref.DimOp if isinstance(source.value.type, ir.MemRefType) else tensor.DimOp
         with self.builder.located(where):
-            op = tensor.DimOp(source.value, index.value, loc=self.builder.loc, ip=self.builder.ip)
+            op = dim_op(source.value, index.value, loc=self.builder.loc, ip=self.builder.ip)
         return self.builder.typed(op.result, ScalarType(INDEX))
+
+    # -- dimensions read on first use (kernels and host functions) -------------------------
+    def bind_dim_lazily(self, name: str, source: TypedValue, axis: int, where: ast.AST) -> None:
+        """``name`` is dimension ``axis`` of the parameter ``source``, read when first used."""
+        if name not in self.dims and name not in self.lazy_dims:
+            self.lazy_dims[name] = (source, axis, where)
+
+    def anonymous_dim(self, source: TypedValue, axis: int) -> Dynamic:
+        """A named stand-in for the unnamed dynamic dimension ``axis`` of a parameter."""
+        owner = self.builder.info.names.get(source.value, "tensor")
+        name = f"{owner}.shape[{axis}]"
+        where = self.builder.where
+        self.bind_dim_lazily(name, source, axis,
+                             where if isinstance(where, ast.AST) else ast.Pass())
+        return Dynamic(name)
+
+    def _read_lazy_dim(self, name: str) -> TypedValue:
+        """Read a lazily bound dimension at the start of the entry block (so it dominates
+        every use) and remember it."""
+        source, axis, where = self.lazy_dims.pop(name)
+        b = self.builder
+        saved = b.ip
+        b.ip = ir.InsertionPoint.at_block_begin(self.entry)
+        try:
+            with b.located(where):
+                value = self.read_dim(source, axis, where)
+        finally:
+            b.ip = saved
+        b.info.names.setdefault(value.value, name)
+        self.dims[name] = value
+        return value
 
     def new(self, value: Value, t: PlType, name: str | None = None) -> TypedValue:
         return self.builder.typed(value, t, name)
@@ -160,6 +228,11 @@ class ParserState:
 def _describe(value: object) -> str:
     if isinstance(value, TypedValue):
         return str(value.type)
+    if isinstance(value, StreamValue):
+        return "a dc.Stream"
+    type_name = getattr(value, "_type_name", None)
+    if isinstance(type_name, str):
+        return f"a {type_name} struct"
     if isinstance(value, TensorType | ScalarType):
         return f"the type {value}"
     return f"{type(value).__name__} {value!r}"

@@ -29,8 +29,9 @@ def is_struct(annotation: object) -> bool:
 class StructValue:
     """A struct parameter inside the body: its attributes are the leaf values."""
 
-    def __init__(self, type_name: str, fields: dict[str, Any]) -> None:
+    def __init__(self, type_name: str, fields: dict[str, Any], cls: Any = None) -> None:
         self._type_name = type_name
+        self._type = cls  # the @dc.struct class
         self.__dict__.update(fields)
 
     def __repr__(self) -> str:
@@ -81,4 +82,4 @@ def assemble(annotation: Any, path: tuple[str, ...], values: dict[str, Any]) -> 
         sub = (*path, f.name)
         fields[f.name] = (assemble(f.value_type, sub, values) if is_struct(f.value_type)
                           else values[".".join(sub)])
-    return StructValue(annotation.__name__, fields)
+    return StructValue(annotation.__name__, fields, annotation)

@@ -115,3 +115,16 @@ def direct_names(body: list[ast.stmt]) -> list[str]:
             for name in target_names(target):
                 seen.setdefault(name, None)
     return list(seen)
+
+
+def surely_assigned(body: list[ast.stmt]) -> list[str]:
+    """Names every path through ``body`` assigns: its own assignments, and the names
+    assigned by both branches of its if statements (so elif chains count), in order."""
+    seen: dict[str, None] = dict.fromkeys(direct_names(body))
+    for stmt in body:
+        if isinstance(stmt, ast.If) and stmt.orelse:
+            other = set(surely_assigned(stmt.orelse))
+            for name in surely_assigned(stmt.body):
+                if name in other:
+                    seen.setdefault(name, None)
+    return list(seen)

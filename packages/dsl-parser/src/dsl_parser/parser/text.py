@@ -4,7 +4,10 @@ Nothing in the text is executed. ``import dsl_parser.language as pl`` (or any
 ``import ... as pl``) binds ``pl``; ``import downstream_ext.language as dx`` binds
 the namespace module of an installed extension (``dsl_parser.extensions``);
 simple module-level assignments such as ``N = 64`` or ``M = pl.dynamic("M")``
-are evaluated like annotations; other statements are ignored.
+are evaluated like annotations; ``@pl.kernel`` definitions become ``Kernel``
+objects (launchable from the text's function); ``import dsl_core as dc`` binds
+the installed dsl-core (for ``dc.Stream`` and ``dc.Constexpr[T]`` annotations);
+other statements are ignored.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from ..errors import (
     UnsupportedFeatureError,
 )
 from ..extensions.registry import namespace_of_module
+from ..kernel import Kernel, KernelText
 from .evaluator import MISSING, Evaluator
 from .function_parser import FunctionSource
 from .source import SourceTracker
@@ -34,11 +38,20 @@ def _language() -> object:
     return language
 
 
+def _decorator_name(decorator: ast.expr) -> str | None:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+
+
 def decorator_kind(decorator: ast.expr) -> str | None:
     """'function' for ``@pl.function`` / ``@pl.function(...)``, 'program' likewise."""
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+    name = _decorator_name(decorator)
     return name if name in _KINDS else None
+
+
+def is_kernel_decorator(decorator: ast.expr) -> bool:
+    """``@pl.kernel`` / ``@pl.kernel(...)``."""
+    return _decorator_name(decorator) == "kernel"
 
 
 class TextModule:
@@ -69,6 +82,13 @@ class TextModule:
                 for alias in stmt.names:
                     if alias.asname == "pl" or alias.name == "pl":
                         self.globals["pl"] = _language()
+            elif isinstance(stmt, ast.FunctionDef) and any(
+                    is_kernel_decorator(d) for d in stmt.decorator_list):
+                decorator = next(d for d in stmt.decorator_list if is_kernel_decorator(d))
+                options = self._options(decorator)
+                self.globals[stmt.name] = Kernel(
+                    None, name=stmt.name, strict_ssa=options.get("strict_ssa", False),
+                    text=KernelText(stmt, self.src, self.globals))
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                     and isinstance(stmt.targets[0], ast.Name):
                 try:
@@ -81,6 +101,11 @@ class TextModule:
         that installed module (the text itself is never executed)."""
         if alias.asname == "pl" or alias.name == "pl":
             self.globals["pl"] = _language()
+        elif alias.name == "dsl_core":
+            try:
+                self.globals[alias.asname or alias.name] = importlib.import_module("dsl_core")
+            except ImportError as exc:
+                self.src.error(alias, UndefinedVariableError, f"cannot import dsl_core: {exc}")
         elif alias.asname is not None and namespace_of_module(alias.name) is not None:
             try:
                 self.globals[alias.asname] = importlib.import_module(alias.name)
@@ -121,6 +146,13 @@ class TextModule:
         return options
 
     @staticmethod
+    def kernel_method(method: ast.FunctionDef, src: SourceTracker) -> None:
+        """A ``@pl.kernel`` inside a program class: an error."""
+        src.error(src.keyword_span(method), UnsupportedFeatureError,
+                  f"kernel '{method.name}' is defined inside a program class: define "
+                  "@pl.kernel functions at module level and launch them from a method")
+
+    @staticmethod
     def methods(node: ast.ClassDef, src: SourceTracker) -> list[ast.FunctionDef]:
         """The methods of a program class (a docstring and ``pass`` may sit beside them)."""
         methods = []
@@ -138,6 +170,8 @@ class TextModule:
     def method_sources(self, node: ast.ClassDef, strict: bool) -> list[FunctionSource]:
         sources = []
         for method in self.methods(node, self.src):
+            if any(is_kernel_decorator(d) for d in method.decorator_list):
+                self.kernel_method(method, self.src)
             options = next((self._options(d) for d in method.decorator_list
                             if decorator_kind(d) == "function"), {})
             sources.append(FunctionSource(method, self.src, self.evaluator(),

@@ -14,7 +14,7 @@ from .._mlir import Operation, ir
 from ..extensions.registry import NAMESPACES
 from ..function import Function, Program
 from ..ops import BY_MLIR_NAME
-from ..types import Dynamic, PlType, TensorType, from_mlir
+from ..types import Dynamic, PlType, StreamType, TensorType, from_mlir
 from .function_printer import INDENT, FunctionPrinter
 
 HEADER = "import dsl_parser.language as pl"
@@ -48,7 +48,7 @@ def _function_lines(fn: Function, concise: bool, method: bool, reserved: set[str
     entry = op.regions[0].blocks[0]
     params = fn.signature.params
     names = [p.name for p in params] or [f"arg{i}" for i in range(len(entry.arguments))]
-    types = _name_anonymous([p.type for p in params]
+    types = _name_anonymous([p.type for p in params if not isinstance(p.type, StreamType)]
                             or [from_mlir(a.type) for a in entry.arguments])
     printer = FunctionPrinter(op, fn.info, names, types, fn.signature.results, concise, method,
                               reserved)
@@ -58,7 +58,8 @@ def _function_lines(fn: Function, concise: bool, method: bool, reserved: set[str
 def _dims_of(functions: Iterable[Function]) -> list[str]:
     types: list[PlType] = []
     for fn in functions:
-        types += [p.type for p in fn.signature.params] + list(fn.signature.results)
+        types += [p.type for p in fn.signature.params if not isinstance(p.type, StreamType)]
+        types += list(fn.signature.results)
         types += list(fn.info.types.values())
     return _dynamic_names(types)
 
@@ -85,8 +86,17 @@ def _module_text(dims: list[str], body: list[str], imports: list[str]) -> str:
     return "\n".join(lines + body) + "\n"
 
 
+def _no_kernels(functions: Iterable[Function]) -> None:
+    for fn in functions:
+        if fn.host:
+            raise NotImplementedError(
+                f"'{fn.name}' launches kernels: printing kernels and launches back to Python "
+                "is not supported (str(fn) is the MLIR)")
+
+
 def print_function(fn: Function, concise: bool = False) -> str:
     """A ``@pl.function`` module for ``fn`` (a program member prints as its method)."""
+    _no_kernels([fn])
     dims = _dims_of([fn])
     lines = _function_lines(fn, concise, fn.program is not None, set(dims))
     if fn.program is not None:
@@ -96,6 +106,7 @@ def print_function(fn: Function, concise: bool = False) -> str:
 
 def print_program(program: Program, concise: bool = False) -> str:
     """A ``@pl.program`` class with one method per function."""
+    _no_kernels(program.functions.values())
     dims = _dims_of(program.functions.values())
     body = ["@pl.program", f"class {program.name}:"]
     for i, fn in enumerate(program.functions.values()):

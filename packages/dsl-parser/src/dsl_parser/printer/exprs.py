@@ -28,6 +28,13 @@ from ..types import BOOL, DType, PlType, TensorType
 from ..values import from_signless, literal_dtype
 
 TypeOf = Callable[[Value], PlType]
+
+#: Scalar arith ops that print as calls of two scalars.
+PRINT_CALLS = {
+    "arith.ceildivsi": "pl.ceil_div", "arith.ceildivui": "pl.ceil_div",
+    "arith.minsi": "pl.min", "arith.minui": "pl.min", "arith.minimumf": "pl.min",
+    "arith.maxsi": "pl.max", "arith.maxui": "pl.max", "arith.maximumf": "pl.max",
+}
 Text = tuple[str, int]
 
 
@@ -99,6 +106,9 @@ class ExprPrinter:
             return self._wrap_unary("-", op.operands[0])
         if name == "func.call":
             return self.call(op), PREC_ATOM
+        if name in PRINT_CALLS:  # pl.ceil_div(a, b), pl.min(a, b), pl.max(a, b)
+            (lt, _), (rt, _) = self._operands(op)
+            return f"{PRINT_CALLS[name]}({lt}, {rt})", PREC_ATOM
         rule = BY_MLIR_NAME.get(name)
         if rule is None:
             raise ValueError(f"the printer cannot express {name} in the DSL")
