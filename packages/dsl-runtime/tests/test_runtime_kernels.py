@@ -253,3 +253,13 @@ def test_editing_a_kernel_changes_the_cache_identity_of_its_host(tmp_path: Path)
     assert one is not None and two is not None
     assert "x[i] + 1.0" in one and "x[i] * 2.0" in two and one != two
     assert identity("x[i] + 1.0", "c") == one
+
+
+def test_abi_of_a_host_function_lists_memrefs_and_the_stream_slot() -> None:
+    x = np.ones(8, np.float32)
+    abi = jit(defs.vadd).compile(x, x, x, None).abi
+    assert [(p.name, p.kind, p.mlir_type) for p in abi.params] == [
+        ("x", "tensor", "memref<?xf32>"), ("y", "tensor", "memref<?xf32>"),
+        ("z", "tensor", "memref<?xf32>"), ("stream", "stream", "!llvm.ptr")]
+    assert [s.kind for s in abi.slots()] == ["memref", "memref", "memref", "ptr"]
+    assert abi.results == () and abi.symbols == ("N",)

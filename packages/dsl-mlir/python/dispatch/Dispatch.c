@@ -42,8 +42,13 @@ typedef struct {
   PyObject *symnames; /* tuple of dynamic dimension names */
   PyObject *fname;
   int64_t gil_threshold;
+  /* device mode (NVPTX backend): memrefs come from __cuda_array_interface__ and
+   * the GPU runtime's pending error is read after each call. */
+  size_t (*take_error)(char *, size_t);
   vectorcallfunc vectorcall;
 } PackedKernel;
+
+static PyObject *g_cai_name; /* "__cuda_array_interface__" */
 
 typedef struct {
   void *allocated;
@@ -253,6 +258,111 @@ fail:
   return -1;
 }
 
+/* The typestr kind+size of a format char ("f4" for 'f'); NULL if unknown. */
+static const char *typestr_of(char f) {
+  switch (f) {
+  case 'f': return "f4"; case 'd': return "f8"; case 'e': return "f2"; case 'b': return "i1";
+  case 'B': return "u1"; case 'h': return "i2"; case 'H': return "u2"; case 'i': return "i4";
+  case 'I': return "u4"; case 'l': return "i8"; case 'L': return "u8"; case '?': return "b1";
+  default: return NULL;
+  }
+}
+
+static int64_t item_of(PyObject *seq, Py_ssize_t i) {
+  PyObject *o = PySequence_GetItem(seq, i);
+  if (!o) return -1;
+  int64_t v = PyLong_AsLongLong(o);
+  Py_DECREF(o);
+  return v;
+}
+
+/* A memref descriptor of device memory from an object's __cuda_array_interface__. */
+static int marshal_device_memref(PackedKernel *k, Slot *s, PyObject *arg, Descriptor *d,
+                                 int64_t *syms, int *bound) {
+  PyObject *iface = PyObject_GetAttr(arg, g_cai_name);
+  if (!iface || !PyDict_Check(iface)) {
+    Py_XDECREF(iface);
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "%U: argument '%U' must be a GPU array (an object with __cuda_array_interface__, "
+                 "e.g. dsl_runtime.DeviceArray.from_numpy(x)), got %s",
+                 k->fname, s->name, Py_TYPE(arg)->tp_name);
+    return -1;
+  }
+  int rc = -1;
+  PyObject *typestr = PyDict_GetItemString(iface, "typestr");
+  PyObject *shape = PyDict_GetItemString(iface, "shape");
+  PyObject *data = PyDict_GetItemString(iface, "data");
+  PyObject *strides = PyDict_GetItemString(iface, "strides");
+  const char *ts = typestr && PyUnicode_Check(typestr) ? PyUnicode_AsUTF8(typestr) : NULL;
+  const char *want_ts = typestr_of(s->format);
+  if (!ts || !shape || !data || !PyTuple_Check(shape) || !PyTuple_Check(data)) {
+    PyErr_Format(PyExc_TypeError, "%U: argument '%U' has a malformed __cuda_array_interface__",
+                 k->fname, s->name);
+    goto done;
+  }
+  if (!want_ts || strlen(ts) != 3 || strcmp(ts + 1, want_ts) != 0) {
+    PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects element type %s, got typestr %s",
+                 k->fname, s->name, s->dtype, ts);
+    goto done;
+  }
+  if (PyTuple_GET_SIZE(shape) != s->ndim) {
+    PyErr_Format(PyExc_ValueError, "%U: argument '%U' expects rank %d, got rank %zd", k->fname,
+                 s->name, s->ndim, PyTuple_GET_SIZE(shape));
+    goto done;
+  }
+  int64_t item = itemsize_of(s->format), expect = 1;
+  int has_strides = strides && strides != Py_None;
+  for (int i = s->ndim - 1; i >= 0; --i) {
+    int64_t n = item_of(shape, i);
+    if (n < 0) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "negative size"); goto done; }
+    int64_t want = s->dims[i];
+    if (want >= 0 && n != want) {
+      PyErr_Format(PyExc_ValueError, "%U: argument '%U' expects size %lld in dimension %d, got %lld",
+                   k->fname, s->name, (long long)want, i, (long long)n);
+      goto done;
+    }
+    if (want < 0) {
+      int sym = (int)(-want - 1);
+      if (bound[sym] && syms[sym] != n) {
+        PyErr_Format(PyExc_ValueError,
+                     "%U: dynamic dimension '%U' is bound to %lld by an earlier argument but "
+                     "argument '%U' has %lld in dimension %d",
+                     k->fname, PyTuple_GET_ITEM(k->symnames, sym), (long long)syms[sym], s->name,
+                     (long long)n, i);
+        goto done;
+      }
+      syms[sym] = n;
+      bound[sym] = 1;
+    }
+    if (has_strides && n > 1 && item_of(strides, i) != expect * item) {
+      PyErr_Format(PyExc_ValueError, "%U: argument '%U' is not C-contiguous on the device",
+                   k->fname, s->name);
+      goto done;
+    }
+    d->rest[i] = n;
+    d->rest[s->ndim + i] = expect;
+    expect *= n;
+  }
+  void *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
+  if (!ptr && PyErr_Occurred()) goto done;
+  d->allocated = d->aligned = ptr;
+  d->offset = 0;
+  rc = 0;
+done:
+  Py_DECREF(iface);
+  return rc;
+}
+
+/* After a device call: raise the GPU runtime's pending error, if any. */
+static int check_device_error(PackedKernel *k) {
+  char message[4096];
+  size_t n = k->take_error(message, sizeof message);
+  if (!n) return 0;
+  PyErr_Format(PyExc_RuntimeError, "%U: %s", k->fname, message);
+  return -1;
+}
+
 static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                    PyObject *kwnames) {
   PackedKernel *k = (PackedKernel *)self;
@@ -277,7 +387,11 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
   int64_t elements = 0;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     Slot *s = &k->slots[i];
-    if (s->kind == K_MEMREF) {
+    if (s->kind == K_MEMREF && k->take_error) {
+      if (marshal_device_memref(k, s, args[i], &descs[i], syms, bound) < 0) goto fail;
+      descptrs[i] = &descs[i];
+      packed[i] = &descptrs[i];
+    } else if (s->kind == K_MEMREF) {
       if (marshal_memref(k, s, args[i], &views[nviews], &descs[i], syms, bound) < 0) goto fail;
       elements += views[nviews].len;
       ++nviews;
@@ -296,6 +410,7 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
     k->fn(packed);
   }
   for (Py_ssize_t i = 0; i < nviews; ++i) PyBuffer_Release(&views[i]);
+  if (k->take_error && check_device_error(k) < 0) return NULL;
   Py_RETURN_NONE;
 fail:
   for (Py_ssize_t i = 0; i < nviews; ++i) PyBuffer_Release(&views[i]);
@@ -354,12 +469,22 @@ static int parse_slot(PackedKernel *k, Slot *s, PyObject *spec) {
 
 static int kernel_init(PyObject *self, PyObject *args, PyObject *kw) {
   PackedKernel *k = (PackedKernel *)self;
-  static char *kwlist[] = {"address", "slots", "symbols", "name", "gil_threshold", NULL};
-  PyObject *addr, *slots, *symbols, *name;
+  static char *kwlist[] = {"address", "slots", "symbols", "name", "gil_threshold",
+                           "device_error", NULL};
+  PyObject *addr, *slots, *symbols, *name, *device_error = Py_None;
   long long threshold = 1 << 16;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!U|L", kwlist, &addr, &slots, &PyTuple_Type,
-                                   &symbols, &name, &threshold))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!U|LO", kwlist, &addr, &slots, &PyTuple_Type,
+                                   &symbols, &name, &threshold, &device_error))
     return -1;
+  k->take_error = NULL;
+  if (device_error != Py_None) {
+    /* address of `size_t take_error(char *, size_t)`: device mode */
+    k->take_error = (size_t (*)(char *, size_t))PyLong_AsVoidPtr(device_error);
+    if (!k->take_error) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "PackedKernel: null device_error");
+      return -1;
+    }
+  }
   void *fn = PyLong_AsVoidPtr(addr);
   if (!fn) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "PackedKernel: null function address");
@@ -418,8 +543,11 @@ static PyTypeObject PackedKernelType = {
     .tp_name = "dsl_mlir._dispatch.PackedKernel",
     .tp_basicsize = sizeof(PackedKernel),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "PackedKernel(address, slots, symbols, name, gil_threshold=65536)\n\n"
-              "Calls `void f(void **)` (MLIR's packed interface) with marshalled arguments.",
+    .tp_doc = "PackedKernel(address, slots, symbols, name, gil_threshold=65536, device_error=None)\n\n"
+              "Calls `void f(void **)` (MLIR's packed interface) with marshalled arguments.\n"
+              "device_error: address of the GPU runtime's dslGpuTakeError; memrefs are then\n"
+              "device arrays (__cuda_array_interface__) and a pending GPU error is raised\n"
+              "as RuntimeError after the call.",
     .tp_new = PyType_GenericNew,
     .tp_init = kernel_init,
     .tp_dealloc = kernel_dealloc,
@@ -574,6 +702,8 @@ PyMODINIT_FUNC PyInit__dispatch(void) {
   if (PyType_Ready(&PackedKernelType) < 0 || PyType_Ready(&DispatcherType) < 0) return NULL;
   str_out = PyUnicode_InternFromString("out");
   if (!str_out) return NULL;
+  g_cai_name = PyUnicode_InternFromString("__cuda_array_interface__");
+  if (!g_cai_name) return NULL;
   PyObject *m = PyModule_Create(&dispatch_module);
   if (!m) return NULL;
   if (PyModule_AddObjectRef(m, "PackedKernel", (PyObject *)&PackedKernelType) < 0 ||

@@ -22,12 +22,16 @@ def _shape(shape: tuple[Any, ...]) -> tuple[int | str | None, ...]:
     return tuple(d if isinstance(d, int) else d.name for d in shape)
 
 
-def _param(name: str, role: Literal["input", "output"], t: Any, ctx: Any) -> Param:
+def _param(name: str, role: Literal["input", "output"], t: Any, ctx: Any, host: bool = False) -> Param:
     if not hasattr(t, "dtype"):  # dc.Stream
         return Param(name=name, role=role, kind="stream", mlir_type=str(t.to_mlir(ctx)),
                      slots=(stream_slot(),))
     dtype = _dtype_name(t.dtype)
     mlir = str(t.to_mlir(ctx))
+    if host and getattr(t, "shape", None) is not None:  # functions that launch kernels take memrefs
+        from dsl_parser.types import memref_type
+
+        mlir = str(memref_type(t, ctx))
     if getattr(t, "shape", None) is not None:
         return Param(name=name, role=role, kind="tensor", dtype=dtype, shape=_shape(t.shape),
                      mlir_type=mlir, slots=(memref_slot(dtype, len(t.shape)),))
@@ -39,7 +43,7 @@ def _param(name: str, role: Literal["input", "output"], t: Any, ctx: Any) -> Par
 
 
 def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Any,
-              constexprs: Mapping[str, Any], ctx: Any) -> KernelABI:
+              constexprs: Mapping[str, Any], ctx: Any, host: bool = False) -> KernelABI:
     """The KernelABI of a parsed function (``signature`` from dsl-parser)."""
     parsed = {p.name: p.type for p in signature.params}
     params = []
@@ -48,14 +52,14 @@ def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Any,
             params.append(Param(name=spec.name, role="constexpr", kind="constexpr",
                                 value=repr(constexprs[spec.name])))
         elif spec.kind == "struct":
-            leaves = tuple(_param(n, "input", t, ctx) for n, t in parsed.items()
+            leaves = tuple(_param(n, "input", t, ctx, host) for n, t in parsed.items()
                            if n.startswith(spec.name + "."))
             params.append(Param(name=spec.name, role="input", kind="struct",
                                 mlir_type=f"!struct<{spec.annotation.__qualname__}>",
                                 slots=tuple(s for leaf in leaves for s in leaf.slots),
                                 fields=leaves))
         else:
-            params.append(_param(spec.name, "input", parsed[spec.name], ctx))
+            params.append(_param(spec.name, "input", parsed[spec.name], ctx, host))
     results = tuple(_param(f"result{i}" if len(signature.results) > 1 else "result", "output",
                            t, ctx) for i, t in enumerate(signature.results))
     symbols: list[str] = []
@@ -150,11 +154,11 @@ def make_kernel(abi: KernelABI, engine: Any, gpu: bool = False) -> Any:
     address = engine.raw_lookup(abi.c_symbol)
     if not address:
         raise CompileError(f"compiled module has no entry {abi.packed_symbol}")
-    if gpu:
-        from .device import DeviceKernel
-
-        return DeviceKernel(address, abi)
     slots, symbols = packed_plan(abi)
+    if gpu:  # memrefs are device arrays; GPU runtime errors are raised after each call
+        from .device import take_error_address
+
+        return PackedKernel(address, slots, symbols, abi.function, device_error=take_error_address())
     return PackedKernel(address, slots, symbols, abi.function)
 
 
@@ -164,7 +168,7 @@ def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mappin
     """Lower, JIT and wrap an already parsed function (``object_dump``: keep the
     object code so that ``keepalive[-1].dump_to_object_file`` can write it)."""
     name = parsed.name
-    abi = build_abi(name, specs, parsed.signature, constexprs, ctx)
+    abi = build_abi(name, specs, parsed.signature, constexprs, ctx, bool(getattr(parsed, "host", False)))
     dsl_text = str(parsed.module)
     if options.gpu:
         _require_gpu()
