@@ -56,19 +56,29 @@ ASYNC_RUNTIME = os.path.join(os.path.dirname(dsl_mlir.ir.__file__), "_mlir_libs"
 PARALLEL = False  # set by main() for the "(2 threads)" rows
 
 
+#: LLVM IR passes of the JIT, as dsl-runtime uses them (`BENCH_LLVM=default` compares
+#: with LLVM's own O3 pipeline).
+LLVM_PASSES = None if os.environ.get("BENCH_LLVM") == "default" else dsl_mlir.FAST_LLVM_PASSES
+_PACKED = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
+
+
 def compile_kernel(text: str, name: str, arrays: Sequence[np.ndarray]) -> Callable[[], None]:
-    """Lower + JIT `text`; a zero-argument callable invoking `name` on `arrays`."""
+    """Lower + JIT `text` as dsl-runtime does; a zero-argument callable running `name` on `arrays`."""
     with dsl_mlir.context():
-        options = {"parallel": True} if PARALLEL else None
+        options = {"internalize-entries": True, **({"parallel": True} if PARALLEL else {})}
         lowered = dsl_mlir.lower(dsl_mlir.parse_module(text), options=options)
-        engine = dsl_mlir.jit(lowered, shared_libs=[ASYNC_RUNTIME] if PARALLEL else [])
+        engine = dsl_mlir.jit(lowered, shared_libs=[ASYNC_RUNTIME] if PARALLEL else [],
+                              llvm_passes=LLVM_PASSES)
+    fn = _PACKED(engine.raw_lookup(f"_mlir_ciface_{name}"))
     descs = [get_ranked_memref_descriptor(a) for a in arrays]
-    args = [ctypes.pointer(ctypes.pointer(d)) for d in descs]
-    keep = (engine, descs, arrays)  # the descriptors point into the arrays
+    ptrs = [ctypes.pointer(d) for d in descs]
+    packed = (ctypes.c_void_p * len(ptrs))(*[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in ptrs])
+    keep = (engine, descs, ptrs, arrays)  # the descriptors point into the arrays
 
     def call() -> None:
-        keep[0].invoke(name, *args)
+        fn(packed)
 
+    call.keep = keep  # type: ignore[attr-defined]
     return call
 
 

@@ -15,11 +15,18 @@ using namespace mlir;
 namespace {
 struct DslEmitCInterface
     : dsl::impl::DslEmitCInterfaceBase<DslEmitCInterface> {
+  using Base::Base;
   void runOnOperation() override {
-    UnitAttr unit = UnitAttr::get(&getContext());
-    for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (fn.isPublic() && !fn.isExternal())
-        fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
+    MLIRContext *ctx = &getContext();
+    UnitAttr unit = UnitAttr::get(ctx);
+    auto internal = LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal);
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (!fn.isPublic() || fn.isExternal())
+        continue;
+      fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
+      if (internalize)
+        fn->setAttr("llvm.linkage", internal);
+    }
   }
 };
 } // namespace

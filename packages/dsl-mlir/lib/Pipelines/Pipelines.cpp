@@ -56,6 +56,12 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       *this, "num-threads",
       llvm::cl::desc("Threads to split work for (0: ask the runtime)"),
       llvm::cl::init(0)};
+  Option<bool> internalizeEntries{
+      *this, "internalize-entries",
+      llvm::cl::desc("Keep only the _mlir_ciface_ entries of public functions "
+                     "visible (faster JIT; ExecutionEngine.invoke(name) then "
+                     "does not find them)"),
+      llvm::cl::init(false)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Polynomial approximations of vector exp/log/tanh "
@@ -99,7 +105,9 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
        "buffer-deallocation-simplification,bufferization-lower-deallocations,"
        "cse,canonicalize,dsl-lower-strided-copies,"
        "func.func(convert-linalg-to-loops),"
-       "dsl-emit-c-interface,dsl-widen-bool-memrefs,";
+       "dsl-emit-c-interface{internalize=";
+  p += opts.internalizeEntries ? "true" : "false";
+  p += "},dsl-widen-bool-memrefs,";
   if (opts.parallel) {
     p += "scf-forall-to-parallel,async-parallel-for{async-dispatch num-workers=";
     p += std::to_string(opts.numThreads > 0 ? opts.numThreads : -1);

@@ -27,6 +27,7 @@ from ._lib import passmanager as passmanager
 from ._lib import runtime as runtime
 from ._version import MLIR_VERSION as MLIR_VERSION
 from ._version import __version__ as __version__
+from .api import FAST_LLVM_PASSES as FAST_LLVM_PASSES
 from .api import context as context
 from .api import jit as jit
 from .api import lower as lower
@@ -37,6 +38,7 @@ from .api import verify as verify
 
 __all__ = [
     "ASYNC_RUNTIME",
+    "FAST_LLVM_PASSES",
     "GPU_RUNTIME",
     "MLIR_VERSION",
     "Diagnostic",

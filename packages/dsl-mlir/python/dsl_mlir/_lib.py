@@ -15,6 +15,7 @@ from ._mlir import execution_engine as execution_engine
 from ._mlir import ir as ir
 from ._mlir import passmanager as passmanager
 from ._mlir import runtime as runtime
+from ._mlir._mlir_libs import _site_initialize_0 as _native
 from ._mlir._mlir_libs import get_dialect_registry as get_dialect_registry
 from ._mlir.dialects import llvm as llvm_dialect
 
@@ -58,6 +59,13 @@ for _alias, _module in (("ir", ir), ("passmanager", passmanager),
                         ("execution_engine", execution_engine), ("runtime", runtime),
                         ("dialects", dialects)):
     sys.modules.setdefault(f"dsl_mlir.{_alias}", _module)
+
+
+def create_engine(module: ir.Module, llvm_passes: str, codegen_opt_level: int,
+                  shared_libs: list[str], object_dump: bool) -> execution_engine.ExecutionEngine:
+    """An ExecutionEngine whose LLVM IR pipeline is ``llvm_passes`` (new-PM text)."""
+    capsule = _native.create_engine(module, llvm_passes, codegen_opt_level, shared_libs, object_dump)
+    return execution_engine.ExecutionEngine._CAPICreate(capsule)
 
 
 def translate_to_llvm_ir(module: ir.Module) -> str:

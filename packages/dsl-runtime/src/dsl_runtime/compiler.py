@@ -107,12 +107,21 @@ def _engine(module: Any, options: CompileOptions, object_dump: bool) -> Any:
     import dsl_mlir
 
     engine = dsl_mlir.jit(module, opt_level=options.opt_level, parallel=options.parallel,
-                          gpu=options.gpu, object_dump=object_dump and not options.parallel)
+                          gpu=options.gpu, object_dump=object_dump and not options.parallel,
+                          llvm_passes=options.llvm_pipeline)
     if options.gpu:
         from dsl_mlir import gpu
 
         gpu.check()  # the kernels' module is loaded when the engine starts
     return engine
+
+
+def _pipeline_options(options: CompileOptions) -> dict[str, bool | int | str]:
+    """The pipeline's options; the runtime calls only the C interfaces, so on the CPU the
+    functions themselves are internalized (LLVM then compiles about half as much)."""
+    if options.pipeline == "dsl-to-llvm-cpu":
+        return {"internalize-entries": True, **options.pipeline_options}
+    return dict(options.pipeline_options)
 
 
 def lower_and_jit(name: str, module: Any, options: CompileOptions,
@@ -130,7 +139,7 @@ def lower_and_jit(name: str, module: Any, options: CompileOptions,
     t = time.perf_counter()
     try:
         module = lower_extensions(module)
-        lowered = dsl_mlir.lower(module, options.pipeline, options.pipeline_options, dump_dir=dump)
+        lowered = dsl_mlir.lower(module, options.pipeline, _pipeline_options(options), dump_dir=dump)
     except dsl_mlir.MLIRDiagnosticError as err:
         mapper = getattr(parsed, "error_from_mlir", None)
         if mapper is not None:

@@ -26,6 +26,10 @@ class CompileOptions(BaseModel):
     backend: Backend = "cpu"
     pipeline: str = "dsl-to-llvm-cpu"
     pipeline_options: dict[str, bool | int | str] = Field(default_factory=dict)
+    #: LLVM IR passes of the JIT: ``"fast"`` (dsl_mlir.FAST_LLVM_PASSES), ``"default"``
+    #: (LLVM's O-level pipeline at ``opt_level``) or a new-pass-manager pipeline text.
+    #: Code generation runs at ``opt_level`` either way.
+    llvm_passes: str = "fast"
     strict_ssa: bool = True
 
     @model_validator(mode="before")
@@ -39,6 +43,17 @@ class CompileOptions(BaseModel):
     def parallel(self) -> bool:
         """Whether the pipeline emits multithreaded code (it then needs dsl-mlir's async runtime)."""
         return bool(self.pipeline_options.get("parallel", False))
+
+    @property
+    def llvm_pipeline(self) -> str | None:
+        """The LLVM pass text for dsl_mlir.jit (None: LLVM's default pipeline)."""
+        if self.llvm_passes == "default":
+            return None
+        if self.llvm_passes == "fast":
+            import dsl_mlir
+
+            return str(dsl_mlir.FAST_LLVM_PASSES)
+        return self.llvm_passes
 
     @property
     def gpu(self) -> bool:

@@ -27,8 +27,16 @@ def DslEmitCInterface : Pass<"dsl-emit-c-interface", "::mlir::ModuleOp"> {
   let description = [{
     Every public `func.func` with a body gets the `llvm.emit_c_interface`
     unit attribute so that `convert-func-to-llvm` emits its
-    `_mlir_ciface_<name>` wrapper (the entry the runtime calls).
+    `_mlir_ciface_<name>` wrapper (the entry the runtime calls). With
+    `internalize`, the function itself gets internal linkage: LLVM inlines it
+    into its wrapper and drops it (and the ExecutionEngine makes no packed
+    wrapper for it), which roughly halves LLVM's work for small modules; only
+    the `_mlir_ciface_<name>` entries remain callable.
   }];
+  let options = [
+    Option<"internalize", "internalize", "bool", /*default=*/"false",
+           "Give the functions internal linkage (only their C interfaces stay visible)">
+  ];
 }
 
 def DslLowerStridedCopies : Pass<"dsl-lower-strided-copies"> {

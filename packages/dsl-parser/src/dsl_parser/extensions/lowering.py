@@ -14,7 +14,7 @@ of dsl-parser and dsl-mlir alone calls it before ``dsl_mlir.lower``.
 from __future__ import annotations
 
 from .._mlir import Diagnostic, MLIRDiagnosticError, Module, Operation, ir, parse_module
-from .registry import LOWERINGS, Lowering, load
+from .registry import CORE_DIALECTS, LOWERINGS, Lowering, load
 
 #: How many times lowering may produce further extension ops.
 MAX_ROUNDS = 8
@@ -26,6 +26,21 @@ def _pending(module: Module) -> list[Operation]:
     def visit(op: Operation) -> object:
         if op.name in LOWERINGS:
             found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
+def _foreign_ops(module: Module) -> bool:
+    """Whether the module has an op outside dsl-mlir's own dialects."""
+    found = False
+
+    def visit(op: Operation) -> object:
+        nonlocal found
+        if op.name.split(".", 1)[0] not in CORE_DIALECTS:
+            found = True
+            return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
@@ -79,6 +94,8 @@ def lower_extensions(module: Module) -> Module:
     (the input is left untouched). Rule failures raise ``MLIRDiagnosticError``
     at the op's location (``Function.error_from_mlir`` maps it to the user's line).
     """
+    if not _foreign_ops(module):
+        return module  # dsl-mlir's dialects only: no rule can apply, nothing to discover
     load()
     if not LOWERINGS or not _pending(module):
         return module

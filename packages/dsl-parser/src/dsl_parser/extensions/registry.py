@@ -66,6 +66,11 @@ NAMESPACES: dict[str, str] = {}
 #: dialect name -> Dialect.
 DIALECTS: dict[str, Dialect] = {}
 #: op name -> Lowering.
+#: Dialects of dsl-mlir itself: their ops never have extension lowering rules, so a
+#: module made of them only is compiled without discovering extensions.
+CORE_DIALECTS = frozenset({
+    "builtin", "func", "arith", "math", "scf", "cf", "memref", "tensor", "linalg", "vector",
+    "llvm", "bufferization", "index", "affine", "ub", "gpu", "nvvm", "dsl", "complex"})
 LOWERINGS: dict[str, Lowering] = {}
 
 _ACTIVE: dict[str, Extension] = {}
@@ -110,6 +115,9 @@ class ExtensionRegistry:
 
     def lowering(self, op_name: str, fn: LoweringFn) -> None:
         """Lower ``op_name`` with ``fn`` before dsl-mlir's pipeline runs."""
+        if op_name.split(".", 1)[0] in CORE_DIALECTS:
+            raise ValueError(f"{op_name}: lowering rules are for extension ops; the "
+                             f"{op_name.split('.', 1)[0]!r} dialect belongs to dsl-mlir")
         if op_name in LOWERINGS:
             raise ValueError(f"{op_name} already has a lowering (extension "
                              f"{LOWERINGS[op_name].extension!r})")
