@@ -95,4 +95,4 @@ lint: setup
 	$(PY) -m mypy
 
 clean:
-	rm -rf $(BUILD) dist $(STAMPS)
+	rm -rf $(BUILD) dist $(STAMPS) examples/cpp-plugin/build

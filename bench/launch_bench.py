@@ -54,9 +54,9 @@ def main() -> None:
         stub = _stub_driver()
         if stub:
             os.environ["DSL_CUDA_LIBRARY"] = stub
+    import launch_kernels as lk
     import numpy as np
 
-    import launch_kernels as lk
     from dsl_mlir import gpu
     from dsl_runtime import DeviceArray, jit
 

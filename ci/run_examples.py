@@ -1,4 +1,8 @@
-"""Run every example under examples/ (each asserts its own results); exit non-zero on failure."""
+"""Run every example under examples/ (each asserts its own results); exit non-zero on failure.
+
+The scripts examples/*.py, and examples/<project>/run_*.py of the example projects that
+need a build step first (examples/cpp-plugin/run_plugin.py builds its plugin with build.sh).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> int:
-    scripts = sorted(p for p in (ROOT / "examples").glob("*.py"))
+    examples = ROOT / "examples"
+    scripts = sorted(examples.glob("*.py")) + sorted(examples.glob("*/run_*.py"))
     failed = []
     for script in scripts:
         start = time.perf_counter()

@@ -56,14 +56,52 @@ def test_nanobind_domain_and_single_capi_library() -> None:
     assert [n for n in names if n.startswith("libDslPythonCAPI")] == ["libDslPythonCAPI.so"]
 
 
+# What libDslPythonCAPI.so may export (python/gen_exports.py, docs/extending.md): the C API,
+# and for C++ plugins the symbols of namespaces mlir and llvm (mlir::dsl included).
+_CXX_EXPORT = re.compile(r"^_Z(?:T[VIS]|GVZ?|Th[^_]*_|Tv[^_]*_[^_]*_|Z)?N[KVRO]*4(?:mlir|llvm)")
+
+
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) not installed")
-def test_aggregate_exports_only_the_c_api() -> None:
+def test_aggregate_exports_the_c_api_and_mlir_cxx_under_one_version() -> None:
     lib = pathlib.Path(ir.__file__).parent / "_mlir_libs" / "libDslPythonCAPI.so"
     out = subprocess.run(["nm", "-D", "--defined-only", str(lib)], check=True,
                          capture_output=True, text=True).stdout
-    symbols = [line.split()[-1] for line in out.splitlines() if line.strip()]
-    assert len(symbols) > 500  # the whole MLIR C API is there
-    assert [s for s in symbols if not s.startswith(("mlir", "dsl"))] == []
+    node = f"DSLMLIR_{dsl_mlir.__version__}"
+    names, versions, unique = [], set(), []
+    for line in out.splitlines():
+        if not line.strip():
+            continue
+        name, _, version = line.split()[-1].partition("@@")
+        if line.split()[-2] == "u":
+            unique.append(name)
+        if name == node:  # the version node itself (an absolute symbol)
+            continue
+        names.append(name)
+        versions.add(version)
+    c_api = [n for n in names if n.startswith(("mlir", "dsl"))]
+    cxx = [n for n in names if _CXX_EXPORT.match(n)]
+    assert len(c_api) > 500  # the whole MLIR C API is there
+    assert len(cxx) > 10000  # and MLIR/LLVM's C++ for plugins
+    allowed = set(c_api) | set(cxx)
+    assert [n for n in names if n not in allowed] == []  # no std::, nanobind, ...
+    if "@@" in out:  # binutils >= 2.35 shows symbol versions
+        assert versions == {node}
+    # What a plugin needs: the ABI-breaking-checks guard, the dsl dialect's C++ API.
+    assert "_ZN4llvm23EnableABIBreakingChecksE" in cxx
+    assert "_ZN4mlir6detail14TypeIDResolverINS_3dsl5MulOpEvE2idE" in cxx
+    # GNU unique symbols are merged process-wide, whatever the library: exported, ours
+    # would be shared with another MLIR in the process.
+    assert unique == []
+    # The plugins' release stamp must come from the plugin, never from us.
+    assert "dslPluginAbiVersion" not in names
+
+
+def test_aggregate_binds_its_own_symbols() -> None:
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) not installed")
+    lib = pathlib.Path(ir.__file__).parent / "_mlir_libs" / "libDslPythonCAPI.so"
+    dyn = subprocess.run(["readelf", "-d", str(lib)], check=True, capture_output=True, text=True).stdout
+    assert "SYMBOLIC" in dyn  # -Bsymbolic: another MLIR in the process cannot interpose
 
 
 def test_extensions_find_the_aggregate_through_origin() -> None:

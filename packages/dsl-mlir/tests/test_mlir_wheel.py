@@ -62,6 +62,25 @@ OTHER_SCRIPT = textwrap.dedent("""
 """)
 
 
+# Loads the C++ example plugin (argv[1]), lowers its op with its pass and runs it.
+PLUGIN_SCRIPT = textwrap.dedent("""
+    import ctypes, sys, numpy as np, dsl_mlir
+    from dsl_mlir.runtime import get_ranked_memref_descriptor as desc
+    dsl_mlir.load_plugin(sys.argv[1])
+    src = '''
+    func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
+      %0 = myext.square %x : tensor<?xf32>
+      return %0 : tensor<?xf32>
+    }'''
+    with dsl_mlir.context():
+        engine = dsl_mlir.jit(dsl_mlir.lower(dsl_mlir.parse_module(src), "myext-lower-square,dsl-to-llvm-cpu"))
+    x = np.arange(8, dtype=np.float32); z = np.zeros(8, np.float32)
+    engine.invoke("f", *[ctypes.pointer(ctypes.pointer(desc(a))) for a in (x, z)])
+    assert (z == x * x).all(), z
+    print("PLUGIN_OK")
+""")
+
+
 def _run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, check=False, **kw)  # type: ignore[call-overload]
 
@@ -130,3 +149,17 @@ def test_coexists_with_another_mlir_package(coexist_python: pathlib.Path, order:
     proc = _run([str(coexist_python), "-c", script], cwd="/")
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert proc.stdout.count("DSL_OK") >= 1 and proc.stdout.count("OTHER_OK") >= 1
+
+
+@pytest.mark.parametrize("order", ["other-first", "plugin-first"])
+def test_coexists_with_another_mlir_package_with_a_plugin_loaded(
+        coexist_python: pathlib.Path, cpp_plugin: pathlib.Path, order: str) -> None:
+    # The plugin (opened RTLD_LOCAL) puts no MLIR symbol into the global scope, and the
+    # aggregate binds its own symbols (-Bsymbolic): the other MLIR is unaffected, and the
+    # other way round. (The plugin is built against this environment's dsl-mlir, the same
+    # build as the wheel.)
+    steps = [OTHER_SCRIPT, PLUGIN_SCRIPT] if order == "other-first" else [PLUGIN_SCRIPT, OTHER_SCRIPT]
+    script = "\n".join([*steps, JIT_SCRIPT, OTHER_SCRIPT])
+    proc = _run([str(coexist_python), "-c", script, str(cpp_plugin)], cwd="/")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "PLUGIN_OK" in proc.stdout and "DSL_OK" in proc.stdout and proc.stdout.count("OTHER_OK") == 2

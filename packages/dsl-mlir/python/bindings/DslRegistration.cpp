@@ -1,7 +1,9 @@
 //===- DslRegistration.cpp - site initializer of dsl_mlir._mlir -----------===//
 //
 // Loaded by dsl_mlir._mlir._mlir_libs at first use: registers the toolkit's
-// dialects into every new Context and its passes into the pass registry.
+// dialects into every new Context and its passes into the pass registry. It
+// also carries the plugin loader (dsl_mlir._lib reaches it; the site
+// initializer only looks at `register_dialects`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,11 +20,13 @@
 #include <string>
 #include <vector>
 
+namespace nb = nanobind;
+
 NB_MODULE(_site_initialize_0, m) {
   m.doc() = "dsl toolkit: dialect and pass registration";
   m.def("register_dialects",
         [](MlirDialectRegistry registry) { dslRegisterDialects(registry); },
-        nanobind::arg("registry"));
+        nb::arg("registry"));
   m.def(
       "create_engine",
       [](MlirModule module, const std::string &llvmPasses, int codegenOptLevel,
@@ -48,5 +52,34 @@ NB_MODULE(_site_initialize_0, m) {
       nanobind::arg("object_dump"),
       "An ExecutionEngine capsule (ExecutionEngine._CAPICreate) built with "
       "the given LLVM pass pipeline and code generation level");
+  m.def(
+      "load_plugin",
+      [](const std::string &path, MlirDialectRegistry registry) {
+        DslPluginInfo info{};
+        std::string error;
+        MlirLogicalResult result = dslLoadPlugin(
+            mlirStringRefCreate(path.data(), path.size()), registry, &info,
+            [](MlirStringRef message, void *userData) {
+              static_cast<std::string *>(userData)->append(message.data,
+                                                           message.length);
+            },
+            &error);
+        if (mlirLogicalResultIsFailure(result))
+          return nb::make_tuple(error, nb::none(), nb::none(), false, false,
+                                false);
+        return nb::make_tuple(nb::none(), std::string(info.name),
+                              std::string(info.version), info.hasDialects,
+                              info.hasPasses, info.alreadyLoaded);
+      },
+      nb::arg("path"), nb::arg("registry"),
+      "Load a plugin: (error, name, version, has_dialects, has_passes, "
+      "already_loaded); error is None on success.");
+  m.def(
+      "plugin_abi_version",
+      []() {
+        MlirStringRef v = dslGetPluginAbiVersion();
+        return std::string(v.data, v.length);
+      },
+      "The release plugins must have been built against.");
   dslRegisterPasses();
 }

@@ -12,24 +12,35 @@ this package re-exports what the other layers use::
         module = dsl_mlir.parse_module(text)
         lowered = dsl_mlir.lower(module)            # dsl-to-llvm-cpu
         engine = dsl_mlir.jit(lowered)              # ExecutionEngine
+
+C++ dialects and passes come in as plugins (``dsl_mlir.load_plugin(path)``,
+built with ``find_package(DslMLIR)``; ``python -m dsl_mlir.cmake_dir`` prints
+the folder of its CMake package config). See docs/extending.md.
 """
 
 from __future__ import annotations
 
 from ._errors import Diagnostic as Diagnostic
 from ._errors import MLIRDiagnosticError as MLIRDiagnosticError
+from ._errors import PluginError as PluginError
 from ._lib import ASYNC_RUNTIME as ASYNC_RUNTIME
 from ._lib import GPU_RUNTIME as GPU_RUNTIME
+from ._lib import PLUGIN_ABI_VERSION as PLUGIN_ABI_VERSION
 from ._lib import dialects as dialects
 from ._lib import execution_engine as execution_engine
 from ._lib import ir as ir
 from ._lib import passmanager as passmanager
 from ._lib import runtime as runtime
+from ._paths import get_cmake_dir as get_cmake_dir
+from ._paths import get_include_dir as get_include_dir
 from ._version import MLIR_VERSION as MLIR_VERSION
 from ._version import __version__ as __version__
 from .api import FAST_LLVM_PASSES as FAST_LLVM_PASSES
+from .api import PluginInfo as PluginInfo
 from .api import context as context
 from .api import jit as jit
+from .api import load_plugin as load_plugin
+from .api import loaded_plugins as loaded_plugins
 from .api import lower as lower
 from .api import parse_module as parse_module
 from .api import pipeline_names as pipeline_names
@@ -43,12 +54,19 @@ __all__ = [
     "MLIR_VERSION",
     "Diagnostic",
     "MLIRDiagnosticError",
+    "PLUGIN_ABI_VERSION",
+    "PluginError",
+    "PluginInfo",
     "__version__",
     "context",
     "dialects",
     "execution_engine",
+    "get_cmake_dir",
+    "get_include_dir",
     "ir",
     "jit",
+    "load_plugin",
+    "loaded_plugins",
     "lower",
     "parse_module",
     "passmanager",

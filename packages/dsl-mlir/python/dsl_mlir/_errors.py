@@ -35,6 +35,10 @@ class MLIRDiagnosticError(RuntimeError):
         super().__init__("\n".join(lines))
 
 
+class PluginError(RuntimeError):
+    """A plugin library that ``dsl_mlir.load_plugin`` refuses; the message says why."""
+
+
 def _file_location(loc: Any) -> tuple[str | None, int | None, int | None]:
     """(file, line, col) of a FileLineColLoc, or of the first one inside a callsite/fused/name loc."""
     try:

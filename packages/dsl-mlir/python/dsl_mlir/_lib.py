@@ -15,7 +15,7 @@ from ._mlir import execution_engine as execution_engine
 from ._mlir import ir as ir
 from ._mlir import passmanager as passmanager
 from ._mlir import runtime as runtime
-from ._mlir._mlir_libs import _site_initialize_0 as _native
+from ._mlir._mlir_libs import _site_initialize_0 as _dsl_native
 from ._mlir._mlir_libs import get_dialect_registry as get_dialect_registry
 from ._mlir.dialects import llvm as llvm_dialect
 
@@ -64,8 +64,25 @@ for _alias, _module in (("ir", ir), ("passmanager", passmanager),
 def create_engine(module: ir.Module, llvm_passes: str, codegen_opt_level: int,
                   shared_libs: list[str], object_dump: bool) -> execution_engine.ExecutionEngine:
     """An ExecutionEngine whose LLVM IR pipeline is ``llvm_passes`` (new-PM text)."""
-    capsule = _native.create_engine(module, llvm_passes, codegen_opt_level, shared_libs, object_dump)
+    capsule = _dsl_native.create_engine(module, llvm_passes, codegen_opt_level, shared_libs, object_dump)
     return execution_engine.ExecutionEngine._CAPICreate(capsule)
+
+
+#: The release plugins must have been built against ("dsl-mlir X.Y.Z (MLIR A.B.C)").
+PLUGIN_ABI_VERSION: str = _dsl_native.plugin_abi_version()
+
+#: What load_plugin_library returns: (error, name, version, has_dialects, has_passes, already_loaded).
+PluginResult = tuple[str | None, str | None, str | None, bool, bool, bool]
+
+
+def load_plugin_library(path: str) -> PluginResult:
+    """``dslLoadPlugin``: load and check a plugin, insert its dialects into the
+    registry every new Context appends, register its passes (once).
+
+    Never raises for a bad plugin: ``error`` says why it was refused.
+    """
+    result: PluginResult = _dsl_native.load_plugin(path, get_dialect_registry())
+    return result
 
 
 def translate_to_llvm_ir(module: ir.Module) -> str:

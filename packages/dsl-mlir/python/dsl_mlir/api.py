@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import os
+import threading
+import weakref
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from ._errors import MLIRDiagnosticError, from_mlir_error
-from ._lib import ASYNC_RUNTIME, GPU_RUNTIME, create_engine, execution_engine, ir, passmanager, translate_to_llvm_ir
+from ._errors import MLIRDiagnosticError, PluginError, from_mlir_error
+from ._lib import (
+    ASYNC_RUNTIME,
+    GPU_RUNTIME,
+    create_engine,
+    execution_engine,
+    get_dialect_registry,
+    ir,
+    load_plugin_library,
+    passmanager,
+    translate_to_llvm_ir,
+)
 
 OptionValue = bool | int | str
 
@@ -18,12 +31,14 @@ _PIPELINES: dict[str, str] = {
 }
 
 
-#: A short LLVM IR pipeline for code that MLIR already tiled and vectorized: inline
-#: internalized functions into their C wrappers, then scalar clean-up, LICM and GVN.
+#: A short LLVM IR pipeline for code that MLIR already tiled and vectorized: lower the
+#: coroutines of async (parallel) code, inline internalized functions into their C
+#: wrappers, then scalar clean-up, LICM and GVN.
 #: About half the JIT time of LLVM's default O2/O3 pipeline for small modules, with
 #: code generation still at ``opt_level`` (see bench/dispatch_bench.py, bench/kernels.py).
 FAST_LLVM_PASSES = (
-    "cgscc(inline),globaldce,function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,"
+    "coro-early,cgscc(coro-split),coro-cleanup,cgscc(inline),globaldce,"
+    "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,"
     "simplifycfg,loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,simplifycfg)"
 )
 
@@ -33,9 +48,68 @@ def pipeline_names() -> list[str]:
     return sorted(_PIPELINES)
 
 
+#: Contexts made by context(): load_plugin adds a plugin's dialects to those still alive.
+_CONTEXTS: weakref.WeakSet[ir.Context] = weakref.WeakSet()
+
+
 def context() -> ir.Context:
-    """A new context with the toolkit's dialects registered (and nothing else)."""
-    return ir.Context()
+    """A new context with the toolkit's dialects registered (and those of loaded plugins)."""
+    ctx = ir.Context()
+    _CONTEXTS.add(ctx)
+    return ctx
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """A plugin ``load_plugin`` loaded."""
+
+    path: str
+    #: The name and version the plugin reports in its entry point.
+    name: str
+    version: str
+    #: It exports ``mlirGetDialectPluginInfo`` / ``mlirGetPassPluginInfo``.
+    dialects: bool
+    passes: bool
+
+
+_PLUGINS: dict[str, PluginInfo] = {}
+_PLUGINS_LOCK = threading.Lock()
+
+
+def load_plugin(path: str | os.PathLike[str]) -> PluginInfo:
+    """Load a C++ dialect/pass plugin into this process (docs/extending.md).
+
+    ``path`` is a shared library built against this dsl-mlir with
+    ``find_package(DslMLIR)`` that exports ``mlirGetDialectPluginInfo`` and/or
+    ``mlirGetPassPluginInfo``. Its dialects are registered in every context
+    created afterwards (``context()``, ``ir.Context()``) and added to the live
+    contexts ``context()`` made; its passes join the pass registry, so
+    ``lower(module, "my-pass,dsl-to-llvm-cpu")`` finds them. Loading the same
+    library again returns its info and changes nothing.
+
+    Raises PluginError (missing file, not a plugin, built against another
+    dsl-mlir release, a symbol dsl-mlir does not export, ...). A library that
+    was opened stays loaded even when refused.
+    """
+    full = os.path.abspath(os.fspath(path))
+    with _PLUGINS_LOCK:
+        error, name, version, dialects, passes, _already = load_plugin_library(full)
+        if error is not None:
+            raise PluginError(error)
+        info = PluginInfo(full, name or "", version or "", dialects, passes)
+        if dialects:
+            registry = get_dialect_registry()
+            for ctx in list(_CONTEXTS):
+                ctx.append_dialect_registry(registry)
+                ctx.load_all_available_dialects()
+        _PLUGINS.setdefault(full, info)
+        return info
+
+
+def loaded_plugins() -> list[PluginInfo]:
+    """The plugins ``load_plugin`` loaded in this process, in load order."""
+    with _PLUGINS_LOCK:
+        return list(_PLUGINS.values())
 
 
 def parse_module(text: str, ctx: ir.Context | None = None) -> ir.Module:
