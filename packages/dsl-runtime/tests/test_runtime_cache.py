@@ -116,3 +116,13 @@ def test_without_a_c_compiler_the_lowered_ir_is_cached(_isolated_cache: Path,
     run_child(_isolated_cache)
     assert "kernel.so" not in _entry_files(_isolated_cache)
     assert run_child(_isolated_cache).startswith("SOURCE disk-cache")
+
+
+def test_entries_are_written_in_the_background_and_flushed(_isolated_cache: Path) -> None:
+    fresh = jit(k.scale_add.__wrapped__)
+    x = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(fresh(x, x), x * x + x)  # returns before the entry is written
+    cache.flush()
+    (entry,) = cache.entries()
+    assert {"abi.json", "dsl.mlir", "lowered.mlir", "manifest.json"} <= {p.name for p in entry.path.iterdir()}
+    assert not [p for p in _isolated_cache.rglob(".tmp-*")]

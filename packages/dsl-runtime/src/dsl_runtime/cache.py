@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -112,6 +113,33 @@ def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+_pending: list[threading.Thread] = []
+_pending_lock = threading.Lock()
+
+
+def store_later(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict[str, Any],
+                dump_object: Callable[[str], None] | None = None,
+                extra: dict[str, bytes] | None = None) -> None:
+    """``store`` on a background thread (linking ``kernel.so`` takes tens of milliseconds,
+    which the compiling call need not wait for). The thread is not a daemon: the
+    interpreter finishes it before exiting; ``flush()`` waits for it earlier."""
+    thread = threading.Thread(target=store, args=(key, abi, dsl_text, lowered_text, meta),
+                              kwargs={"dump_object": dump_object, "extra": extra},
+                              name=f"dsl-cache-store-{key[:8]}")
+    with _pending_lock:
+        _pending[:] = [t for t in _pending if t.is_alive()]
+        _pending.append(thread)
+    thread.start()
+
+
+def flush() -> None:
+    """Wait until every entry being written in the background is on disk."""
+    with _pending_lock:
+        threads = list(_pending)
+    for thread in threads:
+        thread.join()
+
+
 def _report_once(key: str, why: str) -> None:
     if key not in _reported:
         _reported.add(key)
@@ -148,6 +176,8 @@ def discard(key: str, why: str) -> None:
 
 
 def entries() -> list[Entry]:
+    """The entries on disk (after the pending background writes)."""
+    flush()
     found: list[Entry] = []
     base = root()
     if not base.is_dir():

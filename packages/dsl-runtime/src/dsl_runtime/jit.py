@@ -169,12 +169,13 @@ class JitFunction:
                                   object_dump=disk_key is not None and native)
         timings["total"] = time.perf_counter() - start
         self.timings = timings
-        if disk_key is not None:
-            cache.store(disk_key, compiled.abi, compiled.artifacts.dsl, compiled.artifacts.lowered,
-                        {"versions": dict(keys.component_versions()),
-                         "extensions": dict(keys.extension_versions())},
-                        dump_object=compiled.keepalive[-1].dump_to_object_file if native else None,
-                        extra=_kernel_binaries(compiled))
+        if disk_key is not None:  # written in the background: the first call does not wait
+            cache.store_later(disk_key, compiled.abi, compiled.artifacts.dsl,
+                              compiled.artifacts.lowered,
+                              {"versions": dict(keys.component_versions()),
+                               "extensions": dict(keys.extension_versions())},
+                              dump_object=compiled.keepalive[-1].dump_to_object_file if native else None,
+                              extra=_kernel_binaries(compiled))
         return compiled
 
     def lower(self, *args: Any, backend: str | None = None, **kwargs: Any) -> str:
