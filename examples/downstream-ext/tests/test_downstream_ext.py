@@ -16,7 +16,7 @@ import downstream_ext
 import downstream_ext.language as dx
 import dsl_parser.language as pl
 from dsl_parser import InvalidOperationError, ParserTypeError, extensions, structural_equal
-from dsl_runtime import jit, keys
+from dsl_runtime import cache, jit, keys
 
 N = pl.dynamic("N")
 M = pl.dynamic("M")
@@ -146,6 +146,7 @@ def test_the_cache_key_and_manifest_include_the_extension_version(
         return dx.cube(x)
 
     once(np.ones(3, np.float32))
+    cache.flush()  # entries are written in the background
     (manifest,) = (tmp_path / "cache").rglob("manifest.json")
     assert json.loads(manifest.read_text())["extensions"]["downstream-ext"] == \
         downstream_ext.__version__
