@@ -153,7 +153,7 @@ def test_methods_without_self_are_rejected() -> None:
 
 
 def test_version_and_exports() -> None:
-    assert dsl_parser.__version__ == "0.1.0"
+    assert dsl_parser.__version__ == "0.1.1"
     for name in ("ParserError", "ParserSyntaxError", "ParserTypeError", "UndefinedVariableError",
                  "SSAViolationError", "ScopeIsolationError", "UnsupportedFeatureError",
                  "InvalidOperationError"):
