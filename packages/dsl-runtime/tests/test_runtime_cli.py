@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+import dsl_runtime
+
 KERNELS = Path(__file__).parent / "runtime_kernels.py"
 
 
