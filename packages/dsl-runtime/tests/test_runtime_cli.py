@@ -63,7 +63,8 @@ def test_cache_commands(_isolated_cache: Path) -> None:
 def test_doctor(_isolated_cache: Path) -> None:
     proc = dsl("doctor", cache_dir=_isolated_cache)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for needle in (f"dsl-runtime {dsl_runtime.__version__}", "dsl-mlir", "dsl-parser", "dsl-core", "MLIR 22.1.8", "writable"):
+    for needle in (f"dsl-runtime {dsl_runtime.__version__}", "dsl-mlir", "dsl-parser", "dsl-core",
+                   "MLIR 22.1.8", "writable", "gpu: "):
         assert needle in proc.stdout
 
 
