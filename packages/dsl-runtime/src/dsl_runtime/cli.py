@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import re
 import sys
 import time
@@ -271,6 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"dsl: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `dsl ... | head`: stop quietly, like other command-line tools
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as err:  # compile errors, bad arguments: one clear message, no traceback
         print(f"dsl: {type(err).__name__}: {err}", file=sys.stderr)
         return 1
