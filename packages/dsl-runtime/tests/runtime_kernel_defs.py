@@ -76,3 +76,21 @@ def empty_k():
 
 def empty_launch():
     empty_k().launch(grid=1, block=1)
+
+
+@dc.struct
+class Affine:
+    scale: dc.Float32
+    shift: dc.Float32
+
+
+@pl.kernel
+def affine_k(x: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32], p: Affine,
+             BLOCK: dc.Constexpr[int]):
+    i = pl.block_id(0) * BLOCK + pl.thread_id(0)
+    if i < x.shape[0]:
+        y[i] = x[i] * p.scale + p.shift
+
+
+def affine(x: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32], p: Affine, B: dc.Constexpr[int]):
+    affine_k(x, y, p, B).launch(grid=pl.ceil_div(x.shape[0], B), block=B)
