@@ -283,3 +283,27 @@ def test_struct_and_constexpr_kernel_parameters(block: int) -> None:
     p2 = defs.Affine(scale=dc.Float32(0.5), shift=dc.Float32(3.0))
     f(x, y, p2, block)  # values are read at each call
     np.testing.assert_allclose(y, x * 0.5 + 3.0, rtol=1e-6)
+
+
+def test_a_failed_launch_is_a_runtime_error_after_the_call(tmp_path: Path, mock_driver: Path) -> None:
+    script = textwrap.dedent(f"""
+        import sys
+        import numpy as np
+        sys.path.insert(0, {str(HERE)!r})
+        import runtime_kernel_defs as defs
+        from dsl_runtime import DeviceArray, jit
+        f = jit(defs.vadd, backend="nvptx")
+        d = DeviceArray.from_numpy(np.ones(300, np.float32))
+        try:
+            f(d, d, d, None)
+        except RuntimeError as err:
+            print("RAISED", err)
+        print("ALIVE")
+    """)
+    env = {**os.environ, "DSL_CUDA_LIBRARY": str(mock_driver), "MOCK_CUDA_FAIL_LAUNCH": "1",
+           "DSL_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "RAISED vadd: kernel launch failed: CUDA error 700 (mock failure)" in proc.stdout
+    assert proc.stdout.strip().endswith("ALIVE")

@@ -50,6 +50,7 @@ int cuModuleGetFunction(void **fn, void *module, const char *name) {
 int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                    unsigned bz, unsigned smem, void *stream, void **params, void **extra) {
   (void)fn; (void)smem; (void)extra;
+  if (getenv("MOCK_CUDA_FAIL_LAUNCH")) return 700; /* CUDA_ERROR_ILLEGAL_ADDRESS */
   ++g_launches;
   g_grid[0] = gx; g_grid[1] = gy; g_grid[2] = gz;
   g_block[0] = bx; g_block[1] = by; g_block[2] = bz;
