@@ -192,6 +192,31 @@ static int marshal_scalar(PackedKernel *k, Slot *s, PyObject *arg, Scalar *out) 
 
 /*--- memrefs ---------------------------------------------------------------*/
 
+/* Size `n` of dimension `i` of slot `s`: the static size, or consistent with
+ * the other arguments binding the same dynamic dimension (bound here). */
+static int check_dim(PackedKernel *k, Slot *s, int i, int64_t n, int64_t *syms, int *bound) {
+  int64_t want = s->dims[i];
+  if (want >= 0 && n != want) {
+    PyErr_Format(PyExc_ValueError, "%U: argument '%U' expects size %lld in dimension %d, got %lld",
+                 k->fname, s->name, (long long)want, i, (long long)n);
+    return -1;
+  }
+  if (want < 0) {
+    int sym = (int)(-want - 1);
+    if (bound[sym] && syms[sym] != n) {
+      PyErr_Format(PyExc_ValueError,
+                   "%U: dynamic dimension '%U' is bound to %lld by an earlier argument but "
+                   "argument '%U' has %lld in dimension %d",
+                   k->fname, PyTuple_GET_ITEM(k->symnames, sym), (long long)syms[sym], s->name,
+                   (long long)n, i);
+      return -1;
+    }
+    syms[sym] = n;
+    bound[sym] = 1;
+  }
+  return 0;
+}
+
 static int marshal_memref(PackedKernel *k, Slot *s, PyObject *arg, Py_buffer *view,
                           Descriptor *d, int64_t *syms, int *bound) {
   int flags = PyBUF_STRIDES | PyBUF_FORMAT | (s->writable ? PyBUF_WRITABLE : 0);
@@ -218,25 +243,7 @@ static int marshal_memref(PackedKernel *k, Slot *s, PyObject *arg, Py_buffer *vi
   int64_t expect = itemsize_of(f);
   for (int i = s->ndim - 1; i >= 0; --i) {
     int64_t n = view->shape[i];
-    int64_t want = s->dims[i];
-    if (want >= 0 && n != want) {
-      PyErr_Format(PyExc_ValueError, "%U: argument '%U' expects size %lld in dimension %d, got %lld",
-                   k->fname, s->name, (long long)want, i, (long long)n);
-      goto fail;
-    }
-    if (want < 0) {
-      int sym = (int)(-want - 1);
-      if (bound[sym] && syms[sym] != n) {
-        PyErr_Format(PyExc_ValueError,
-                     "%U: dynamic dimension '%U' is bound to %lld by an earlier argument but "
-                     "argument '%U' has %lld in dimension %d",
-                     k->fname, PyTuple_GET_ITEM(k->symnames, sym), (long long)syms[sym],
-                     s->name, (long long)n, i);
-        goto fail;
-      }
-      syms[sym] = n;
-      bound[sym] = 1;
-    }
+    if (check_dim(k, s, i, n, syms, bound) < 0) goto fail;
     if (n > 1 && view->strides[i] != expect) {
       PyErr_Format(PyExc_ValueError,
                    "%U: argument '%U' is not C-contiguous (strides are not those of a dense "
@@ -316,25 +323,7 @@ static int marshal_device_memref(PackedKernel *k, Slot *s, PyObject *arg, Descri
   for (int i = s->ndim - 1; i >= 0; --i) {
     int64_t n = item_of(shape, i);
     if (n < 0) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "negative size"); goto done; }
-    int64_t want = s->dims[i];
-    if (want >= 0 && n != want) {
-      PyErr_Format(PyExc_ValueError, "%U: argument '%U' expects size %lld in dimension %d, got %lld",
-                   k->fname, s->name, (long long)want, i, (long long)n);
-      goto done;
-    }
-    if (want < 0) {
-      int sym = (int)(-want - 1);
-      if (bound[sym] && syms[sym] != n) {
-        PyErr_Format(PyExc_ValueError,
-                     "%U: dynamic dimension '%U' is bound to %lld by an earlier argument but "
-                     "argument '%U' has %lld in dimension %d",
-                     k->fname, PyTuple_GET_ITEM(k->symnames, sym), (long long)syms[sym], s->name,
-                     (long long)n, i);
-        goto done;
-      }
-      syms[sym] = n;
-      bound[sym] = 1;
-    }
+    if (check_dim(k, s, i, n, syms, bound) < 0) goto done;
     if (has_strides && n > 1 && item_of(strides, i) != expect * item) {
       PyErr_Format(PyExc_ValueError, "%U: argument '%U' is not C-contiguous on the device",
                    k->fname, s->name);

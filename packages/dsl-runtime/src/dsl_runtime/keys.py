@@ -54,34 +54,27 @@ def _constant(value: Any) -> bool:
     return isinstance(value, _CONSTANT_TYPES)
 
 
-def referenced_constants(fn: Any) -> list[tuple[str, str]]:
-    """Module-level and closure constants the function's code names (they may shape the code)."""
+def _referenced(fn: Any) -> list[tuple[str, Any]]:
+    """(name, value) of the module globals (sorted) and closure cells the function's code names."""
     code = fn.__code__
-    found = []
-    for name in sorted(set(code.co_names)):
-        value = fn.__globals__.get(name)
-        if name in fn.__globals__ and _constant(value):
-            found.append((name, repr(value)))
+    found = [(name, fn.__globals__[name]) for name in sorted(set(code.co_names))
+             if name in fn.__globals__]
     for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
         try:
-            value = cell.cell_contents
+            found.append((name, cell.cell_contents))
         except ValueError:
             continue
-        if _constant(value):
-            found.append((name, repr(value)))
     return found
+
+
+def referenced_constants(fn: Any) -> list[tuple[str, str]]:
+    """Module-level and closure constants the function's code names (they may shape the code)."""
+    return [(name, repr(value)) for name, value in _referenced(fn) if _constant(value)]
 
 
 def referenced_kernels(fn: Any) -> list[Any]:
     """The ``@pl.kernel`` objects the function's code names (globals and closure cells)."""
-    code = fn.__code__
-    values = [fn.__globals__.get(name) for name in sorted(set(code.co_names))]
-    for cell in fn.__closure__ or ():
-        try:
-            values.append(cell.cell_contents)
-        except ValueError:
-            continue
-    return [v for v in values if type(v).__name__ == "Kernel" and hasattr(v, "fn")]
+    return [v for _, v in _referenced(fn) if type(v).__name__ == "Kernel" and hasattr(v, "fn")]
 
 
 def function_identity(fn: Any, _seen: frozenset[int] = frozenset()) -> str | None:
