@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,3 +78,33 @@ def from_mlir_error(summary: str, err: Any) -> MLIRDiagnosticError:
     if not diags:
         diags = [Diagnostic("error", str(err), "unknown")]
     return MLIRDiagnosticError(summary, diags)
+
+
+_stderr_lock = threading.Lock()
+
+
+@contextmanager
+def capture_stderr() -> Iterator[list[str]]:
+    """Collect what native code writes to file descriptor 2 inside the block.
+
+    LLVM reports some failures only by printing (ORC's "JIT session error: Symbols
+    not found: [...]"); this turns that text into data for the exception. The text
+    is handed out as the single item of the yielded list after the block and is also
+    written back to the real stderr, so nothing is swallowed.
+    """
+    printed: list[str] = []
+    with _stderr_lock, tempfile.TemporaryFile() as sink:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield printed
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            text = sink.read(1 << 20).decode(errors="replace")
+            printed.append(text)
+            if text:
+                sys.stderr.write(text)
+                sys.stderr.flush()

@@ -8,7 +8,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ._errors import MLIRDiagnosticError, PluginError, from_mlir_error
+from ._errors import MLIRDiagnosticError, PluginError, capture_stderr, from_mlir_error
 from ._lib import (
     ASYNC_RUNTIME,
     GPU_RUNTIME,
@@ -228,4 +228,35 @@ def jit(
             engine.initialize()  # global constructors: load the kernels' module
     except (RuntimeError, ir.MLIRError) as err:
         raise MLIRDiagnosticError(f"JIT compilation failed: {err}", ()) from None
+    _materialize(engine, module)
     return engine
+
+
+def _entry_symbol(module: ir.Module) -> str | None:
+    """A public function the engine defines (its lookup compiles and links the module)."""
+    fallback = None
+    for op in module.body.operations:
+        if op.operation.name != "llvm.func" or not op.regions[0].blocks:
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        linkage = str(op.attributes["linkage"]) if "linkage" in op.attributes else ""
+        if "internal" in linkage or "private" in linkage:
+            continue
+        if name.startswith("_mlir__mlir_ciface_"):
+            return name
+        fallback = fallback or name
+    return fallback
+
+
+def _materialize(engine: execution_engine.ExecutionEngine, module: ir.Module) -> None:
+    """Compile and link now, so that a failure (e.g. a symbol the code needs that this
+    process lacks) is an exception carrying what LLVM printed, not text on stderr
+    followed by an empty lookup (or an abort when the object code is dumped)."""
+    name = _entry_symbol(module)
+    if name is None:
+        return
+    with capture_stderr() as printed:
+        found = engine.raw_lookup(name)
+    if not found:
+        detail = printed[0].strip() or f"symbol {name} was not produced"
+        raise MLIRDiagnosticError(f"JIT compilation failed: {detail}", ())

@@ -77,6 +77,25 @@ def DslWidenBoolMemrefs : Pass<"dsl-widen-bool-memrefs", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def DslExpandFloatConversions : Pass<"dsl-expand-float-conversions"> {
+  let summary = "Expand bf16 arithmetic and narrowing float conversions in-line";
+  let description = [{
+    On the CPU, LLVM turns `fptrunc` to bfloat, and `fptrunc` from double to
+    half, into calls of compiler-runtime helpers (`__truncsfbf2`,
+    `__truncdfbf2`, `__truncdfhf2`) that some hosts' libgcc lacks (gcc 12's
+    has none of the bf16 ones). This pass removes every such call from the
+    generated code, so it runs on any Linux with a C library:
+    arithmetic on bf16 values is computed in f32 and rounded once to bf16;
+    `arith.truncf` to bf16 becomes integer round-to-nearest-even on the f32
+    bits (NaN stays a quiet NaN); a conversion from f64 to f16 or bf16 first
+    rounds to f32 *to odd* (exact double rounding) and then to the target;
+    integer-to-bf16 conversions go through f32 or f64 exactly where they can.
+    Works on scalars and vectors. Run after `math-extend-to-supported-types`
+    and before the conversion to the LLVM dialect.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Kernels and launches.
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,194 @@
+"""Generated code depends on libc, libm and dsl-mlir's runtime only, and its float
+conversions round correctly without the host's compiler runtime.
+
+gcc 12's libgcc has no bf16 helpers (`__truncsfbf2`), so code that LLVM lowers to
+such calls works on one distribution and fails to link on another. The first test
+makes that class of bug visible on any host: it compiles every element type through
+every op family and checks the object code's undefined symbols against
+``dsl_mlir.objects`` (the one list of what generated code may import).
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mlir_helpers import from_bf16_bits, run_text
+
+import dsl_mlir
+from dsl_mlir import ir, objects
+
+FLOATS = ("f16", "bf16", "f32", "f64")
+INTS = ("i8", "i16", "i32", "i64")
+NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": np.uint16}
+
+
+def _ops_module(t: str) -> str:
+    tt = f"tensor<5x19x{t}>"
+    binary = ["add", "sub", "mul", "div", "maximum", "minimum"]
+    lines = [f"%b{i} = dsl.{op} %x, %y : {tt}" for i, op in enumerate(binary)]
+    if t in FLOATS:
+        unary = ["exp", "log", "sqrt", "rsqrt", "tanh", "abs", "neg", "relu"]
+        lines += [f"%u{i} = dsl.{op} %x : {tt}" for i, op in enumerate(unary)]
+        lines.append(f"%p = dsl.pow %x, %y : {tt}")
+    lines += [f"%s = dsl.sum %x [1] : {tt} -> tensor<5x{t}>",
+              f"%m = dsl.max %x [0] : {tt} -> tensor<19x{t}>"]
+    body = "\n  ".join(lines)
+    return f"func.func @f(%x: {tt}, %y: {tt}) -> {tt} {{\n  {body}\n  return %b0 : {tt} }}"
+
+
+def _cast_module(src: str, dst: str) -> str:
+    a, b = f"tensor<7x{src}>", f"tensor<7x{dst}>"
+    return f"func.func @f(%x: {a}) -> {b} {{ %0 = dsl.cast %x : {a} to {b}\n return %0 : {b} }}"
+
+
+def _matmul_module(t: str) -> str:
+    a = f"tensor<16x16x{t}>"
+    acc = "f64" if t == "f64" else "f32"
+    return (f"func.func @f(%a: {a}, %b: {a}) -> tensor<16x16x{acc}> {{ %0 = dsl.matmul %a, %b :"
+            f" {a}, {a} -> tensor<16x16x{acc}>\n return %0 : tensor<16x16x{acc}> }}")
+
+
+MODULES = (
+    [(f"ops-{t}", _ops_module(t)) for t in FLOATS + INTS]
+    + [(f"cast-{s}-{d}", _cast_module(s, d)) for s in FLOATS + INTS for d in FLOATS + INTS if s != d]
+    + [(f"matmul-{t}", _matmul_module(t)) for t in FLOATS]
+)
+OPTION_SETS = {"default": None, "scalar": {"vectorize": False}, "parallel": {"parallel": True}}
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=list(OPTION_SETS))
+def test_object_code_imports_only_libc_libm_and_our_runtime(tmp_path: Path, options: str) -> None:
+    offenders: dict[str, set[str]] = {}
+    with dsl_mlir.context():
+        for name, text in MODULES:
+            lowered = dsl_mlir.lower(dsl_mlir.parse_module(text), options=OPTION_SETS[options])
+            engine = dsl_mlir.jit(lowered, object_dump=True, parallel=options == "parallel")
+            path = tmp_path / f"{name}.o"
+            engine.dump_to_object_file(str(path))
+            imported = objects.undefined_symbols(path)
+            assert imported, f"{name}: an object with no imports at all is suspicious"
+            bad = {s for s in imported if not objects.allowed(s)}
+            if bad:
+                offenders[name] = bad
+    assert offenders == {}
+
+
+def test_undefined_symbols_reads_a_real_object(tmp_path: Path) -> None:
+    text = """
+    llvm.func @cosh(f64) -> f64
+    llvm.func @g(%x: f64) -> f64 attributes {llvm.emit_c_interface} {
+      %0 = llvm.call @cosh(%x) : (f64) -> f64
+      llvm.return %0 : f64 }"""
+    with dsl_mlir.context():
+        engine = dsl_mlir.jit(dsl_mlir.parse_module(text), object_dump=True)
+        engine.dump_to_object_file(str(tmp_path / "g.o"))
+    assert "cosh" in objects.undefined_symbols(tmp_path / "g.o")
+    assert objects.disallowed_symbols(tmp_path / "g.o") == set()
+    assert not objects.allowed("__truncsfbf2") and objects.allowed("memcpy")
+
+
+def _bf16_nearest(x: np.ndarray) -> np.ndarray:
+    """Reference rounding of f32/f64 values to bf16 bits (nearest, ties to even), computed
+    from the value with math.frexp, independent of the bit trick the pass uses."""
+    def one(v: float) -> int:
+        mag = abs(v)
+        m, e = math.frexp(mag)  # mag = m * 2**e, 0.5 <= m < 1
+        quantum = 2.0 ** max(e - 8, -133)  # 8 significand bits; bf16 subnormals below 2**-126
+        steps = math.floor(mag / quantum)
+        below, above = steps * quantum, (steps + 1) * quantum
+        if mag - below < above - mag or (mag - below == above - mag and steps % 2 == 0):
+            chosen = below
+        else:
+            chosen = above
+        bits = int(np.array([math.copysign(chosen, v)], np.float32).view(np.uint32)[0])
+        return bits >> 16
+    flat = np.asarray(x, np.float64).ravel()
+    return np.array([one(float(v)) for v in flat], np.uint16).reshape(np.shape(x))
+
+
+def _bf16_probe_values(dtype: type) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal(300) * np.exp2(rng.integers(-30, 30, 300))
+    bf = np.array([1.0, 3.0, 255.0, 1.0 / 3.0, 65504.0, 3.3895e38, 1e-40], np.float64)
+    # exact ties and near-ties between two bf16 values: 1 + k/256 + 1/512 (+- tiny)
+    ties = 1.0 + np.arange(8) / 128.0 + 1.0 / 256.0
+    vals = np.concatenate([base, bf, -bf, ties, ties + 2.0**-30, ties - 2.0**-30, [0.0, -0.0]])
+    return vals.astype(dtype)
+
+
+@pytest.mark.parametrize("src", ["f32", "f64"])
+def test_cast_to_bf16_rounds_to_nearest_even(ctx: ir.Context, src: str) -> None:
+    x = _bf16_probe_values(NP[src])
+    out = np.zeros(x.shape, np.uint16)
+    text = _cast_module(src, "bf16").replace("7x", f"{x.size}x")
+    run_text(text, [x], [out])
+    np.testing.assert_array_equal(out, _bf16_nearest(x))
+
+
+def test_cast_f64_to_f16_is_correctly_rounded(ctx: ir.Context) -> None:
+    # halfway cases between f16 values that a naive f64->f32->f16 double rounding gets wrong
+    eps = 2.0 ** -11
+    tricky = 1.0 + eps * (1 + 2.0 ** -20) + eps * np.arange(16) * 2
+    x = np.concatenate([tricky, -tricky, _bf16_probe_values(np.float64), [65520.0, 65519.99]])
+    out = np.zeros(x.shape, np.float16)
+    run_text(_cast_module("f64", "f16").replace("7x", f"{x.size}x"), [x], [out])
+    np.testing.assert_array_equal(out, x.astype(np.float16))
+
+
+def test_bf16_nan_and_inf_survive(ctx: ir.Context) -> None:
+    x = np.array([np.nan, -np.nan, np.inf, -np.inf, 3.4e38, -3.4e38, 1.0], np.float32)
+    out = np.zeros(x.shape, np.uint16)
+    run_text(_cast_module("f32", "bf16").replace("7x", "7x"), [x], [out])
+    back = from_bf16_bits(out)
+    assert np.isnan(back[0]) and np.isnan(back[1])
+    np.testing.assert_array_equal(back[2:], [np.inf, -np.inf, np.inf, -np.inf, 1.0])
+
+
+def test_bf16_arithmetic_rounds_once(ctx: ir.Context) -> None:
+    rng = np.random.default_rng(3)
+    x32 = rng.standard_normal((5, 19)).astype(np.float32)
+    y32 = rng.standard_normal((5, 19)).astype(np.float32)
+    x, y = _bf16_nearest(x32), _bf16_nearest(y32)
+    out = np.zeros((5, 19), np.uint16)
+    tt = "tensor<5x19xbf16>"
+    run_text(f"func.func @f(%x: {tt}, %y: {tt}) -> {tt} {{ %0 = dsl.mul %x, %y : {tt}\n"
+             f" return %0 : {tt} }}", [x, y], [out])
+    exact = from_bf16_bits(x).astype(np.float64) * from_bf16_bits(y).astype(np.float64)
+    np.testing.assert_array_equal(out, _bf16_nearest(exact.astype(np.float32)))
+
+
+@pytest.mark.parametrize("src", ["i16", "i32", "i64"])
+def test_int_to_bf16(ctx: ir.Context, src: str) -> None:
+    dtype = {"i16": np.int16, "i32": np.int32, "i64": np.int64}[src]
+    info = np.iinfo(dtype)
+    x = np.array([0, 1, -1, 255, 257, 259, 1000, -30001, info.max, info.min], dtype)
+    out = np.zeros(x.shape, np.uint16)
+    run_text(_cast_module(src, "bf16").replace("7x", f"{x.size}x"), [x], [out])
+    np.testing.assert_array_equal(out, _bf16_nearest(x.astype(np.float64)))
+
+
+def test_missing_symbol_is_an_exception_with_llvms_words() -> None:
+    """Used to print 'JIT session error' on stderr only, and abort on dump_to_object_file."""
+    script = textwrap.dedent("""
+        import dsl_mlir
+        text = '''
+        llvm.func @no_such_helper_xyz(f64) -> f64
+        llvm.func @g(%x: f64) -> f64 attributes {llvm.emit_c_interface} {
+          %0 = llvm.call @no_such_helper_xyz(%x) : (f64) -> f64
+          llvm.return %0 : f64 }'''
+        with dsl_mlir.context():
+            try:
+                dsl_mlir.jit(dsl_mlir.parse_module(text), object_dump=True)
+            except dsl_mlir.MLIRDiagnosticError as err:
+                print("RAISED", str(err).replace(chr(10), " "))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "RAISED JIT compilation failed:" in proc.stdout
+    assert "Symbols not found" in proc.stdout and "no_such_helper_xyz" in proc.stdout
