@@ -18,7 +18,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 # ccache (when installed) shares hits between clones of the repository.
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: help setup test test-python test-lit demo bench wheels check-wheels lint clean examples
+.PHONY: help setup test test-python test-lit demo bench wheels check-wheels lint clean examples fuzz-ir
 
 help:
 	@echo "make demo    set up (if needed) and run the main example"
@@ -28,6 +28,7 @@ help:
 	@echo "make wheels  build one wheel per package into dist/"
 	@echo "make check-wheels  build the wheels, then install each layer alone from dist/ and smoke-test it"
 	@echo "make lint    ruff + mypy"
+	@echo "make fuzz-ir a longer IR fuzz run (FUZZ_SECONDS=600, new cases from FUZZ_SEED)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +68,15 @@ test-python: setup
 	$(MAKE) --no-print-directory wheels
 	DSL_WHEEL_DIR=$(CURDIR)/dist DSL_MLIR_WHEEL=$$(ls $(CURDIR)/dist/dsl_mlir-*.whl) \
 		$(PY) -m pytest -q packages $(EXTENSION)/tests
+
+# The IR fuzz test of packages/dsl-mlir/tests/test_mlir_fuzz_ir.py, longer and on new
+# cases (the test suite runs 60 s from case 0). A failure names its case number.
+FUZZ_SECONDS ?= 600
+FUZZ_SEED ?= $(shell date +%s)
+fuzz-ir: setup
+	@echo "IR fuzz: $(FUZZ_SECONDS) s from case $(FUZZ_SEED)"
+	DSL_FUZZ_IR_SECONDS=$(FUZZ_SECONDS) DSL_FUZZ_IR_SEED=$(FUZZ_SEED) \
+		$(PY) -m pytest -q -s packages/dsl-mlir/tests/test_mlir_fuzz_ir.py
 
 examples: setup
 	$(PY) ci/run_examples.py

@@ -34,3 +34,14 @@ not_tool = _find("not", "not_tool", [os.path.join(_site, "llvm", "bin")])
 config.substitutions.append(("dsl-opt", dsl_opt))
 config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%not", not_tool))
+
+# Tiny C plugins for the dsl-opt plugin tests, linked against the aggregate
+# library of the installed package (beside the dsl-opt executable).
+_libs = lit_config.params.get("dsl_libs") or os.path.join(_site, "dsl_mlir", "_mlir", "_mlir_libs")
+_capi = os.path.join(_libs, "libDslPythonCAPI.so")
+_cc = lit_config.params.get("cc") or shutil.which("cc")
+config.substitutions.append(("%dsl_libs", _libs))
+config.substitutions.append(("%dsl_capi", _capi))
+if _cc and os.path.exists(_capi):
+    config.available_features.add("cc")
+    config.substitutions.append(("%cc", _cc))

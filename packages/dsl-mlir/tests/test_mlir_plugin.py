@@ -284,3 +284,54 @@ def test_dsl_opt_refuses_a_plugin_of_another_release(tmp_path: pathlib.Path) -> 
     assert proc.returncode == 1
     assert "built against dsl-mlir 0.0.1 (MLIR 22.1.8)" in proc.stderr
     assert dsl_mlir.PLUGIN_ABI_VERSION in proc.stderr
+
+
+# --- paths that are not plugin files, plugins of the wrong kind (issue 12) -----------------
+
+LOAD_IN_CHILD = """
+import sys, dsl_mlir
+try:
+    dsl_mlir.load_plugin(sys.argv[1])
+except dsl_mlir.PluginError as err:
+    print("REFUSED", err)
+"""
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "directory"])
+def test_load_plugin_refuses_what_is_not_a_regular_file(tmp_path: pathlib.Path, kind: str) -> None:
+    # dlopen of a FIFO blocked forever, /dev/zero fed it without end: checked first, in a
+    # child with a timeout (a hang would otherwise stop the test run).
+    if kind == "fifo":
+        path, what = tmp_path / "libfifo.so", "is not a regular file (a FIFO), not a shared library"
+        import os
+
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path, what = pathlib.Path("/dev/zero"), "is not a regular file (a character device), not a shared library"
+    else:
+        path, what = tmp_path, "is a directory, not a shared library"
+    proc = _python(LOAD_IN_CHILD, str(path))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == f"REFUSED dsl-mlir plugin '{path}' {what}"
+
+
+@needs_cc
+@pytest.mark.parametrize("option", ["--load-pass-plugin", "--load-dialect-plugin"])
+def test_dsl_opt_refuses_a_plugin_of_the_wrong_kind(tmp_path: pathlib.Path, option: str) -> None:
+    # FAKE_PLUGIN exports only the dialect entry point; the pass one comes from renaming it.
+    source = FAKE_PLUGIN if option == "--load-pass-plugin" else FAKE_PLUGIN.replace(
+        "mlirGetDialectPluginInfo", "mlirGetPassPluginInfo")
+    lib = _cc(tmp_path, "onekind", source, f'-DSTAMP="{dsl_mlir.PLUGIN_ABI_VERSION}"')
+    proc = subprocess.run([dsl_opt_path(), f"{option}={lib}", "--show-dialects"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1, proc.stderr  # upstream's loader aborted here
+    has, lacks, other = (("mlirGetDialectPluginInfo", "mlirGetPassPluginInfo", "--load-dialect-plugin")
+                         if option == "--load-pass-plugin" else
+                         ("mlirGetPassPluginInfo", "mlirGetDialectPluginInfo", "--load-pass-plugin"))
+    kind = "dialect" if option == "--load-pass-plugin" else "pass"
+    assert proc.stderr.strip() == (f"dsl-opt: error: '{lib}' is a {kind} plugin: it exports {has} but not {lacks}, "
+                                   f"which {option} needs; load it with {other}")
+    # The right option loads it.
+    ok = subprocess.run([dsl_opt_path(), f"{other}={lib}", "--show-dialects"], capture_output=True, text=True,
+                        timeout=60)
+    assert ok.returncode == 0, ok.stderr

@@ -20,11 +20,13 @@ void dslRegisterDialects(MlirDialectRegistry registry) {
 
 void dslRegisterPasses(void) { mlir::dsl::registerDslPassesAndPipelines(); }
 
-/// The plugin paths of --load-dialect-plugin / --load-pass-plugin (both the
-/// `--opt=path` and the `--opt path` spellings, with one or two dashes).
-static llvm::SmallVector<llvm::StringRef> pluginArguments(int argc,
-                                                          char **argv) {
-  llvm::SmallVector<llvm::StringRef> paths;
+/// The plugins of --load-dialect-plugin / --load-pass-plugin, with the kind
+/// each option needs (both the `--opt=path` and the `--opt path` spellings,
+/// with one or two dashes).
+static llvm::SmallVector<std::pair<mlir::dsl::PluginKind, llvm::StringRef>>
+pluginArguments(int argc, char **argv) {
+  using mlir::dsl::PluginKind;
+  llvm::SmallVector<std::pair<PluginKind, llvm::StringRef>> plugins;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
     if (arg == "--")
@@ -32,24 +34,26 @@ static llvm::SmallVector<llvm::StringRef> pluginArguments(int argc,
     if (!arg.consume_front("-"))
       continue;
     arg.consume_front("-");
-    for (llvm::StringRef option : {"load-dialect-plugin", "load-pass-plugin"}) {
+    for (auto [option, kind] :
+         {std::pair{"load-dialect-plugin", PluginKind::Dialect},
+          std::pair{"load-pass-plugin", PluginKind::Pass}}) {
       llvm::StringRef rest = arg;
       if (!rest.consume_front(option))
         continue;
       if (rest.consume_front("="))
-        paths.push_back(rest);
+        plugins.emplace_back(kind, rest);
       else if (rest.empty() && i + 1 < argc)
-        paths.push_back(argv[++i]);
+        plugins.emplace_back(kind, argv[++i]);
     }
   }
-  return paths;
+  return plugins;
 }
 
 int dslMlirOptMain(int argc, char **argv) {
   // mlir-opt only warns about a plugin it cannot load; we refuse to run.
-  for (llvm::StringRef path : pluginArguments(argc, argv)) {
+  for (auto [kind, path] : pluginArguments(argc, argv)) {
     std::string error;
-    if (!mlir::dsl::checkPlugin(path, error)) {
+    if (!mlir::dsl::checkPlugin(path, kind, error)) {
       llvm::errs() << "dsl-opt: error: " << error << "\n";
       return 1;
     }

@@ -27,6 +27,9 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/stat.h>
+
+#include <cerrno>
 
 #include <cstring>
 #include <map>
@@ -80,6 +83,19 @@ void *ownSymbol(void *handle, const char *name) {
   return symbol;
 }
 
+/// What a path that is not a regular file is, for messages.
+const char *fileKind(mode_t mode) {
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a file";
+}
+
 /// The loader's message, explained where we can.
 std::string explainLoadError(StringRef path, StringRef error) {
   std::string message =
@@ -115,17 +131,31 @@ std::string explainLoadError(StringRef path, StringRef error) {
 /// null with `error` set. Called with pluginMutex() held.
 void *openPlugin(StringRef path, int mode, LoadedPlugin *&plugin,
                  bool &alreadyLoaded, std::string &error) {
-  if (!llvm::sys::fs::exists(path)) {
-    error = ("dsl-mlir plugin '" + path + "' does not exist").str();
+  std::string file = path.str();
+  // dlopen reads whatever the path names: a FIFO would block it forever, a
+  // device would feed it without end. Only regular files are opened.
+  struct stat info;
+  if (::stat(file.c_str(), &info) != 0) {
+    int err = errno;
+    error = err == ENOENT || err == ENOTDIR
+                ? ("dsl-mlir plugin '" + path + "' does not exist").str()
+                : ("cannot read dsl-mlir plugin '" + path +
+                   "': " + std::strerror(err))
+                      .str();
     return nullptr;
   }
-  if (llvm::sys::fs::is_directory(path)) {
+  if (S_ISDIR(info.st_mode)) {
     error = ("dsl-mlir plugin '" + path + "' is a directory, not a shared "
              "library")
                 .str();
     return nullptr;
   }
-  std::string file = path.str();
+  if (!S_ISREG(info.st_mode)) {
+    error = ("dsl-mlir plugin '" + path + "' is not a regular file (" +
+             fileKind(info.st_mode) + "), not a shared library")
+                .str();
+    return nullptr;
+  }
   dlerror();
   void *handle = dlopen(file.c_str(), mode | RTLD_NODELETE);
   if (!handle) {
@@ -217,13 +247,25 @@ const char *orEmpty(const char *text) { return text ? text : ""; }
 
 } // namespace
 
-bool mlir::dsl::checkPlugin(StringRef path, std::string &error) {
+bool mlir::dsl::checkPlugin(StringRef path, PluginKind kind,
+                            std::string &error) {
   std::lock_guard<std::mutex> lock(pluginMutex());
   LoadedPlugin *plugin = nullptr;
   bool alreadyLoaded = false;
   // dsl-opt loads the plugin again through mlir::DialectPlugin (RTLD_GLOBAL).
-  return openPlugin(path, RTLD_NOW | RTLD_GLOBAL, plugin, alreadyLoaded,
-                    error) != nullptr;
+  if (!openPlugin(path, RTLD_NOW | RTLD_GLOBAL, plugin, alreadyLoaded, error))
+    return false;
+  bool dialect = kind == PluginKind::Dialect;
+  if (dialect ? plugin->hasDialects : plugin->hasPasses)
+    return true;
+  error = ("'" + path + "' is a " + (dialect ? "pass" : "dialect") +
+           " plugin: it exports " + (dialect ? kPassEntry : kDialectEntry) +
+           " but not " + (dialect ? kDialectEntry : kPassEntry) + ", which " +
+           (dialect ? "--load-dialect-plugin" : "--load-pass-plugin") +
+           " needs; load it with " +
+           (dialect ? "--load-pass-plugin" : "--load-dialect-plugin"))
+              .str();
+  return false;
 }
 
 MlirStringRef dslGetPluginAbiVersion(void) {

@@ -1,5 +1,6 @@
 //===- EmitCInterface.cpp - mark entry functions for the C interface ------===//
 
+#include "dsl/Conversion/OptionChecks.h"
 #include "dsl/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +17,16 @@ namespace {
 struct DslEmitCInterface
     : dsl::impl::DslEmitCInterfaceBase<DslEmitCInterface> {
   using Base::Base;
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    static constexpr dsl::OptionSpec specs[] = {
+        {"internalize", dsl::OptionKind::Bool}};
+    if (failed(dsl::checkPassOptionText(getArgument(), options, specs,
+                                        errorHandler)))
+      return failure();
+    return Base::initializeOptions(options, errorHandler);
+  }
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     UnitAttr unit = UnitAttr::get(ctx);

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CheckedPipeline.h"
+
 #include "dsl/Conversion/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -31,6 +33,7 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/Support/Regex.h"
 
 using namespace mlir;
 
@@ -65,9 +68,36 @@ std::string nvptxPipelineText(const NvptxPipelineOptions &opts) {
          "gpu-module-to-binary{format=isa},canonicalize,cse";
 }
 
-void buildNvptxPipeline(OpPassManager &pm, const NvptxPipelineOptions &opts) {
-  if (failed(parsePassPipeline(nvptxPipelineText(opts), pm, llvm::errs())))
-    llvm::report_fatal_error("dsl-to-llvm-nvptx: internal pipeline text is invalid");
+constexpr dsl::OptionSpec kNvptxOptionSpecs[] = {
+    {"chip", dsl::OptionKind::String},
+    {"features", dsl::OptionKind::String},
+    {"opt-level", dsl::OptionKind::Int},
+};
+
+/// The values go into nvvm-attach-target's option text and to LLVM's NVPTX
+/// back end, which asserts on what it does not know: sm_XX[a|f] chips,
+/// +ptxXX-style features, optimization levels 0..3.
+std::string checkNvptxOptions(const NvptxPipelineOptions &opts) {
+  constexpr StringLiteral owner = "dsl-to-llvm-nvptx";
+  if (!llvm::Regex("^sm_[1-9][0-9]{1,2}[af]?$").match(opts.chip.getValue()))
+    return dsl::optionRangeError(owner, "chip",
+                                 "an NVIDIA architecture such as sm_80 or "
+                                 "sm_90a",
+                                 "'" + opts.chip.getValue() + "'");
+  if (!llvm::Regex("^[+-][a-z][a-z0-9.]*(,[+-][a-z][a-z0-9.]*)*$")
+           .match(opts.features.getValue()))
+    return dsl::optionRangeError(owner, "features",
+                                 "a comma-separated list of target features "
+                                 "such as +ptx80",
+                                 "'" + opts.features.getValue() + "'");
+  return dsl::checkIntRange(owner, "opt-level", opts.optLevel, 0, 3);
+}
+
+LogicalResult buildNvptxPipeline(OpPassManager &pm,
+                                 const NvptxPipelineOptions &opts,
+                                 llvm::raw_ostream &errors) {
+  pm.addPass(dsl::createDslCheckLowerable());
+  return parsePassPipeline(nvptxPipelineText(opts), pm, errors);
 }
 
 } // namespace
@@ -77,11 +107,11 @@ void mlir::dsl::registerGpuPasses() {
   registerGpuModuleToBinaryPass();
   registerConvertGpuOpsToNVVMOps();
   registerGpuToLLVMConversionPass();
-  PassPipelineRegistration<NvptxPipelineOptions>(
+  dsl::registerCheckedPipeline<NvptxPipelineOptions>(
       "dsl-to-llvm-nvptx",
       "Lower host functions with gpu.launch_func and their gpu.module of "
       "kernels to LLVM dialect host code with the kernels embedded as PTX",
-      buildNvptxPipeline);
+      kNvptxOptionSpecs, checkNvptxOptions, buildNvptxPipeline);
 }
 
 void mlir::dsl::registerGpuTargets(DialectRegistry &registry) {

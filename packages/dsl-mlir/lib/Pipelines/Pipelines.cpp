@@ -1,5 +1,7 @@
 //===- Pipelines.cpp - named lowering pipelines ---------------------------===//
 
+#include "CheckedPipeline.h"
+
 #include "dsl/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -124,9 +126,39 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   return p;
 }
 
-void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
-  if (failed(parsePassPipeline(cpuPipelineText(opts), pm, llvm::errs())))
-    llvm::report_fatal_error("dsl-to-llvm-cpu: internal pipeline text is invalid");
+/// The options' names and kinds, checked before MLIR parses them.
+constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
+    {"fuse-elementwise", dsl::OptionKind::Bool},
+    {"vectorize", dsl::OptionKind::Bool},
+    {"vector-size", dsl::OptionKind::Int},
+    {"matmul-tile-sizes", dsl::OptionKind::IntList},
+    {"matmul-k-block", dsl::OptionKind::Int},
+    {"parallel", dsl::OptionKind::Bool},
+    {"num-threads", dsl::OptionKind::Int},
+    {"internalize-entries", dsl::OptionKind::Bool},
+    {"approximate-math", dsl::OptionKind::Bool},
+};
+
+/// The ranges of the options (docs/dialect.md); "" when all are valid.
+std::string checkCpuOptions(const CpuPipelineOptions &opts) {
+  constexpr StringLiteral owner = "dsl-to-llvm-cpu";
+  for (std::string error :
+       {dsl::checkVectorSize(owner, opts.vectorSize),
+        dsl::checkMatmulTileSizes(owner, opts.matmulTileSizes),
+        dsl::checkIntRange(owner, "matmul-k-block", opts.matmulKBlock, 0,
+                           1 << 20),
+        dsl::checkIntRange(owner, "num-threads", opts.numThreads, 0, 4096)})
+    if (!error.empty())
+      return error;
+  return "";
+}
+
+LogicalResult buildCpuPipeline(OpPassManager &pm,
+                               const CpuPipelineOptions &opts,
+                               llvm::raw_ostream &errors) {
+  // Types and sizes no later pass could handle are refused first.
+  pm.addPass(dsl::createDslCheckLowerable());
+  return parsePassPipeline(cpuPipelineText(opts), pm, errors);
 }
 
 void registerUpstreamPasses() {
@@ -168,12 +200,12 @@ void registerUpstreamPasses() {
 } // namespace
 
 void mlir::dsl::registerDslPipelines() {
-  PassPipelineRegistration<CpuPipelineOptions>(
+  dsl::registerCheckedPipeline<CpuPipelineOptions>(
       "dsl-to-llvm-cpu",
       "Lower a module of func.func over tensors (dsl, linalg, arith) to the "
       "LLVM dialect for the CPU ExecutionEngine, with C interfaces for "
       "public functions",
-      buildCpuPipeline);
+      kCpuOptionSpecs, checkCpuOptions, buildCpuPipeline);
 }
 
 void mlir::dsl::registerDslPassesAndPipelines() {

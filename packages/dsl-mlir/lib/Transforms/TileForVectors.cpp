@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dsl/Conversion/OptionChecks.h"
 #include "dsl/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -72,6 +73,33 @@ bool isMatmul(linalg::LinalgOp op) {
 struct DslTileForVectors
     : dsl::impl::DslTileForVectorsBase<DslTileForVectors> {
   using Base::Base;
+
+  /// Option names, value syntax and ranges are errors of the pipeline parser
+  /// (dsl/Conversion/OptionChecks.h), not only messages on stderr.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    static constexpr dsl::OptionSpec specs[] = {
+        {"vector-size", dsl::OptionKind::Int},
+        {"matmul-tile-sizes", dsl::OptionKind::IntList},
+        {"matmul-k-block", dsl::OptionKind::Int},
+        {"parallel", dsl::OptionKind::Bool},
+        {"num-threads", dsl::OptionKind::Int}};
+    if (failed(dsl::checkPassOptionText(getArgument(), options, specs,
+                                        errorHandler)) ||
+        failed(Base::initializeOptions(options, errorHandler)))
+      return failure();
+    for (std::string error :
+         {dsl::checkVectorSize(getArgument(), vectorSize),
+          dsl::checkMatmulTileSizes(getArgument(), matmulTileSizes),
+          dsl::checkIntRange(getArgument(), "matmul-k-block", matmulKBlock, 0,
+                             1 << 20),
+          dsl::checkIntRange(getArgument(), "num-threads", numThreads, 0,
+                             4096)})
+      if (!error.empty())
+        return errorHandler(error);
+    return success();
+  }
 
   /// The matmul register tile: `matmul-tile-sizes`, or by default 12 rows
   /// of two 64-byte vectors of the accumulator type (24 of the 32 AVX-512

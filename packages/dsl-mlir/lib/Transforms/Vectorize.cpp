@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dsl/Conversion/OptionChecks.h"
 #include "dsl/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -84,6 +85,18 @@ void populateVectorLoweringPatterns(RewritePatternSet &patterns) {
 
 struct DslVectorize : dsl::impl::DslVectorizeBase<DslVectorize> {
   using Base::Base;
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    static constexpr dsl::OptionSpec specs[] = {
+        {"approximate-math", dsl::OptionKind::Bool},
+        {"lower-vector-ops", dsl::OptionKind::Bool}};
+    if (failed(dsl::checkPassOptionText(getArgument(), options, specs,
+                                        errorHandler)))
+      return failure();
+    return Base::initializeOptions(options, errorHandler);
+  }
 
   void runOnOperation() override {
     func::FuncOp fn = getOperation();

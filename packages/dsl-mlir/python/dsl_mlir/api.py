@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ._errors import MLIRDiagnosticError, PluginError, capture_stderr, from_mlir_error
+from ._errors import (
+    Diagnostic,
+    MLIRDiagnosticError,
+    PluginError,
+    capture_stderr,
+    from_mlir_error,
+)
 from ._lib import (
     ASYNC_RUNTIME,
     GPU_RUNTIME,
@@ -112,8 +119,62 @@ def loaded_plugins() -> list[PluginInfo]:
         return list(_PLUGINS.values())
 
 
+#: The deepest nesting of brackets (``( [ { <``) ``parse_module`` hands to MLIR's parser,
+#: which recurses once per level: 100,000 nested ``[`` overflow the stack. Real IR stays
+#: far below (a region, an attribute or a type per level).
+MAX_NESTING = 512
+
+_STRINGS_AND_COMMENTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
+_NOT_BRACKET_BYTES = bytes(sorted(set(range(256)) - set(b"()[]{}<>")))
+_ONE_KIND = str.maketrans("[{<]}>", "((()))")
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|>=|[\[\](){}<>]')
+
+
+def _nesting_bound(text: str) -> int:
+    """An upper bound of the bracket nesting of ``text`` (what the exact scan of
+    ``_check_nesting`` finds), at C speed: strings, comments, ``->`` and ``>=`` become
+    spaces, every other byte goes, then each pass deletes the innermost pairs, one level."""
+    if '"' in text or "/" in text:
+        text = _STRINGS_AND_COMMENTS.sub(" ", text)
+    text = text.replace("->", " ").replace(">=", " ")
+    brackets = text.encode("utf-8", "replace").translate(None, _NOT_BRACKET_BYTES).decode()
+    brackets = brackets.translate(_ONE_KIND)
+    if "(" * (MAX_NESTING + 1) in brackets:
+        return MAX_NESTING + 1  # the exact scan decides
+    levels = 0
+    while "()" in brackets and levels <= MAX_NESTING:
+        brackets = brackets.replace("()", "")
+        levels += 1
+    return levels + brackets.count("(")  # what stays unclosed nests too
+
+
+def _check_nesting(text: str) -> None:
+    """Raise MLIRDiagnosticError where ``text`` nests brackets deeper than MAX_NESTING."""
+    if sum(text.count(c) for c in "([{<") <= MAX_NESTING or _nesting_bound(text) <= MAX_NESTING:
+        return
+    depth = 0
+    for match in _BRACKETS.finditer(text):  # the slow scan, for the error's location
+        token = match.group()
+        if token in "([{<":
+            depth += 1
+            if depth > MAX_NESTING:
+                line = text.count("\n", 0, match.start()) + 1
+                column = match.start() - text.rfind("\n", 0, match.start())
+                message = (f"brackets nested deeper than {MAX_NESTING} levels; parse_module refuses the "
+                           "text (MLIR's parser recurses once per level)")
+                diag = Diagnostic("error", message, f'loc("-":{line}:{column})', "-", line, column)
+                raise MLIRDiagnosticError("could not parse MLIR module", [diag])
+        elif token in ")]}>":
+            depth = max(0, depth - 1)
+
+
 def parse_module(text: str, ctx: ir.Context | None = None) -> ir.Module:
-    """Parse and verify MLIR text; raises MLIRDiagnosticError on invalid IR."""
+    """Parse and verify MLIR text; raises MLIRDiagnosticError on invalid IR.
+
+    Text that nests brackets deeper than ``MAX_NESTING`` levels is refused before MLIR
+    parses it.
+    """
+    _check_nesting(text)
     try:
         return ir.Module.parse(text, ctx) if ctx is not None else ir.Module.parse(text)
     except ir.MLIRError as err:
@@ -129,25 +190,70 @@ def verify(module: ir.Module | ir.Operation) -> None:
         raise from_mlir_error("MLIR verification failed", err) from None
 
 
+_OPTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_.,+-]*")
+
+
+def _option_error(message: str) -> MLIRDiagnosticError:
+    return MLIRDiagnosticError("invalid pass pipeline options", [Diagnostic("error", message, "pass options")])
+
+
+def _format_value(key: str, value: OptionValue) -> str:
+    """One value as MLIR's option parser reads it back whole: a value with spaces or
+    braces is quoted, so that it cannot become a second option (``"sm_80 opt-level=9"``)."""
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    if _PLAIN_VALUE.fullmatch(text):
+        return text
+    if "{" in text or "}" in text:  # the pipeline parser matches braces even inside quotes
+        raise _option_error(f"the value of option {key} holds a brace, which a pass pipeline cannot carry: "
+                            f"{text!r}")
+    for quote in ('"', "'"):
+        if quote not in text:
+            return f"{quote}{text}{quote}"
+    raise _option_error(f"the value of option {key} holds both kinds of quotes: {text!r}")
+
+
 def _format_options(options: Mapping[str, OptionValue] | None) -> str:
     if not options:
         return ""
     parts = []
     for key, value in options.items():
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        parts.append(f"{key}={value}")
+        if not isinstance(key, str) or not _OPTION_NAME.fullmatch(key):
+            raise _option_error(f"{key!r} is not an option name (letters, digits, '-', '_', '.')")
+        parts.append(f"{key}={_format_value(key, value)}")
     return "{" + " ".join(parts) + "}"
+
+
+#: What MLIR's pipeline parser puts before each of its messages.
+_PIPELINE_ERROR = re.compile(r"^MLIR Textual PassPipeline Parser:(\d+):(\d+): error: ", re.MULTILINE)
+
+
+def _pipeline_diagnostics(text: str, message: str) -> list[Diagnostic]:
+    """The pipeline parser's messages (the dsl pipelines' option checks among them)."""
+    found = list(_PIPELINE_ERROR.finditer(message))
+    if not found:  # an option error: its message, then "failed to add `<pass>` ..."
+        lines = [line.strip() for line in message.splitlines() if line.strip()] or ["invalid pass pipeline"]
+        notes = tuple(Diagnostic("note", line, "pass pipeline") for line in lines[1:])
+        return [Diagnostic("error", lines[0], f"pass pipeline {text!r}", notes=notes)]
+    diags = []
+    for match, after in zip(found, [*found[1:], None], strict=True):
+        body = message[match.end():after.start() if after else len(message)]
+        first = body.split("\n", 1)[0].strip()  # then the pipeline text and a caret
+        diags.append(Diagnostic("error", first, f"pass pipeline {text!r}, column {match.group(2)}"))
+    return diags
 
 
 def _pass_manager(
     pipeline: str, options: Mapping[str, OptionValue] | None, ctx: ir.Context
 ) -> passmanager.PassManager:
-    text = f"builtin.module({pipeline}{_format_options(options)})"
+    # dsl-check-lowerable first: types and sizes no pass can handle are refused before any
+    # pass (of ours or upstream's, LLVM being built with assertions) meets them.
+    text = f"builtin.module(dsl-check-lowerable,{pipeline}{_format_options(options)})"
     try:
         return passmanager.PassManager.parse(text, ctx)
     except (ValueError, ir.MLIRError) as err:
-        raise MLIRDiagnosticError(f"invalid pass pipeline {text!r}: {err}", ()) from None
+        raise MLIRDiagnosticError(f"invalid pass pipeline {text!r}",
+                                  _pipeline_diagnostics(text, str(err))) from None
 
 
 def lower(

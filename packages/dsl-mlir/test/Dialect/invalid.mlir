@@ -25,7 +25,7 @@ func.func @mul_result(%a: tensor<4xf32>) {
 // -----
 
 func.func @div_element(%a: tensor<4xcomplex<f32>>) {
-  // expected-error @+1 {{'dsl.div' op operand #0 must be ranked tensor or scalar of f16, bf16, f32, f64 or signless integer, but got 'tensor<4xcomplex<f32>>'}}
+  // expected-error @+1 {{'dsl.div' op operand #0 must be ranked tensor or scalar of f16, bf16, f32, f64, i1, i8, i16, i32 or i64, but got 'tensor<4xcomplex<f32>>'}}
   %0 = dsl.div %a, %a : tensor<4xcomplex<f32>>
   return
 }

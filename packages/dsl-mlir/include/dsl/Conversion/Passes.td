@@ -5,6 +5,21 @@
 
 include "mlir/Pass/PassBase.td"
 
+def DslCheckLowerable : Pass<"dsl-check-lowerable"> {
+  let summary = "Refuse IR whose types the toolkit's lowering cannot handle";
+  let description = [{
+    The first pass of `dsl-to-llvm-cpu` and `dsl-to-llvm-nvptx` (and of every
+    pass list `dsl_mlir.lower` runs): every result, block argument and type
+    attribute (function signatures) under the op is checked. Tensor, memref
+    and vector elements must be f16, bf16, f32, f64, i1, i8, i16, i32, i64 or
+    index; scalar integers have 1 to 64 bits; floats are f16, bf16, f32 or
+    f64; no complex numbers; the product of the nonzero static sizes of a
+    shape, and that times the element size, fit in a signed 64-bit integer. The first violation is an
+    error at its op, so that no later pass (LLVM is built with assertions)
+    meets what it cannot lower. The IR is not changed.
+  }];
+}
+
 def ConvertDslToLinalg : Pass<"convert-dsl-to-linalg"> {
   let summary = "Lower dsl ops to linalg, tensor and arith";
   let description = [{
@@ -33,6 +48,9 @@ def DslEmitCInterface : Pass<"dsl-emit-c-interface", "::mlir::ModuleOp"> {
     wrapper for it), which roughly halves LLVM's work for small modules; only
     the `_mlir_ciface_<name>` entries remain callable.
   }];
+  // It creates `llvm.*` attributes: the LLVM dialect must be loaded even when
+  // the pass runs on its own.
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
   let options = [
     Option<"internalize", "internalize", "bool", /*default=*/"false",
            "Give the functions internal linkage (only their C interfaces stay visible)">

@@ -3,6 +3,8 @@
 #include "Diagnostics.h"
 #include "dsl/Dialect/Dsl/IR/DslDialect.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 using namespace mlir;
 using namespace mlir::dsl;
 using namespace mlir::dsl::diag;
@@ -96,9 +98,15 @@ LogicalResult ConcatOp::verify() {
              << typeStr(first);
     for (int64_t d = 0; d < rank; ++d) {
       if (d == axis) {
-        shape[d] = ShapedType::isDynamic(shape[d]) || t.isDynamicDim(d)
-                       ? ShapedType::kDynamic
-                       : shape[d] + t.getDimSize(d);
+        if (ShapedType::isDynamic(shape[d]) || t.isDynamicDim(d)) {
+          shape[d] = ShapedType::kDynamic;
+          continue;
+        }
+        std::optional<int64_t> sum = llvm::checkedAdd(shape[d], t.getDimSize(d));
+        if (!sum)
+          return emitOpError("the inputs' sizes along axis ")
+                 << axis << " add up to more than fit in 64 bits";
+        shape[d] = *sum;
         continue;
       }
       if (!dimsCompatible(t.getDimSize(d), first.getDimSize(d)))

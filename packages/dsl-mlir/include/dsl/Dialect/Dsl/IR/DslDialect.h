@@ -10,6 +10,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "dsl/Dialect/Dsl/IR/TypeChecks.h"
+
 #include "dsl/Dialect/Dsl/IR/DslOpsDialect.h.inc"
 #include "dsl/Dialect/Dsl/IR/DslOpsEnums.h.inc"
 

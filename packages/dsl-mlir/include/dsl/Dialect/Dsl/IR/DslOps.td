@@ -30,8 +30,11 @@ def Dsl_Dialect : Dialect {
 // Types accepted by the dialect.
 //===----------------------------------------------------------------------===//
 
-def Dsl_Element : AnyTypeOf<[F16, BF16, F32, F64, AnySignlessInteger],
-                            "f16, bf16, f32, f64 or signless integer">;
+// The element types the lowering handles (docs/dialect.md, "Element types"):
+// one entry per dtype of dsl-core's table. Other integer widths (i0, i2,
+// i128, ...) and other float formats are refused by the verifier.
+def Dsl_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64],
+                            "f16, bf16, f32, f64, i1, i8, i16, i32 or i64">;
 def Dsl_FloatElement : AnyTypeOf<[F16, BF16, F32, F64], "f16, bf16, f32 or f64">;
 def Dsl_Tensor : RankedTensorOf<[Dsl_Element]>;
 def Dsl_FloatTensor : RankedTensorOf<[Dsl_FloatElement]>;
@@ -39,12 +42,20 @@ def Dsl_Tensor2D : 2DTensorOf<[Dsl_Element]>;
 def Dsl_I64Tensor : RankedTensorOf<[I64]>;
 def Dsl_TensorOrScalar
     : AnyTypeOf<[Dsl_Tensor, Dsl_Element],
-                "ranked tensor or scalar of f16, bf16, f32, f64 or signless integer">;
+                "ranked tensor or scalar of f16, bf16, f32, f64, i1, i8, i16, "
+                "i32 or i64">;
 def Dsl_Condition : AnyTypeOf<[RankedTensorOf<[I1]>, I1],
                               "ranked tensor of i1 or i1 scalar">;
 
+// Every static shape an op uses has nonzero sizes whose product, and byte
+// size, fit in a signed 64-bit integer (checked before the op's own verifier,
+// which may multiply dimensions).
+def Dsl_SizedShapes : NativeOpTrait<"SizedShapes"> {
+  let cppNamespace = "::mlir::OpTrait::dsl";
+}
+
 class Dsl_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Dsl_Dialect, mnemonic, !listconcat([Pure], traits)>;
+    : Op<Dsl_Dialect, mnemonic, !listconcat([Pure, Dsl_SizedShapes], traits)>;
 
 //===----------------------------------------------------------------------===//
 // Elementwise unary operations.
