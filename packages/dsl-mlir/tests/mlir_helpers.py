@@ -31,12 +31,16 @@ def call_jit(module: ir.Module, name: str, inputs: Sequence[np.ndarray],
     """Lower ``module`` with dsl-to-llvm-cpu, JIT it and call ``name``.
 
     Tensor results are out-params after the inputs (see docs/abi.md): each
-    array in ``outputs`` is written in place.
+    array in ``outputs`` is written in place; the inputs must come back
+    unchanged (tensors are values: a call writes only its outputs).
     """
     engine = dsl_mlir.jit(dsl_mlir.lower(module, options=options))
     descs = [get_ranked_memref_descriptor(a) for a in (*inputs, *outputs)]
     args = [ctypes.pointer(ctypes.pointer(d)) for d in descs]
+    before = [a.tobytes() for a in inputs]
     engine.invoke(name, *args)
+    for i, (a, was) in enumerate(zip(inputs, before)):
+        assert a.tobytes() == was, f"{name} modified its input {i}"
 
 
 def run_text(text: str, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray],

@@ -1,11 +1,16 @@
-"""Every runtime test gets its own disk cache folder."""
+"""Every runtime test gets its own disk cache folder; every call checks its inputs."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# Every compiled call in these tests checks that it left its non-output inputs
+# byte-identical (docs/runtime.md, "Value semantics"); read when a function is compiled.
+os.environ.setdefault("DSL_CHECK_INPUTS", "1")
 
 
 @pytest.fixture(autouse=True)

@@ -95,7 +95,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
     p += opts.approximateMath ? "true" : "false";
     p += "}),canonicalize,cse,";
   }
-  p += "dsl-materialize-loop-yields,"
+  p += "dsl-materialize-loop-yields,dsl-value-semantics,"
        "one-shot-bufferize{bufferize-function-boundaries "
        "function-boundary-type-conversion=identity-layout-map},"
        // Folds loop-carried buffers so that a result computed by a loop nest

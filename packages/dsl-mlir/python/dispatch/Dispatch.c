@@ -7,12 +7,20 @@
  * element type, rank, static sizes, dynamic sizes bound consistently by
  * name, C-contiguity and writability. The plan is compiled once per kernel.
  *
+ * Outputs never alias inputs as the compiled code sees them: an output that
+ * shares memory with an input is computed into a temporary and copied into
+ * the output after the call (numpy's rule: `np.matmul(a, b, out=a)` is
+ * right); two outputs sharing memory are refused (ValueError). With
+ * `check_inputs`, every input buffer is snapshotted before the call and an
+ * input that changed is a RuntimeError after it (the DSL_CHECK_INPUTS knob).
+ *
  *===----------------------------------------------------------------------===*/
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_RANK 8
@@ -42,6 +50,8 @@ typedef struct {
   PyObject *symnames; /* tuple of dynamic dimension names */
   PyObject *fname;
   int64_t gil_threshold;
+  int noutputs;     /* memref slots that are outputs (writable) */
+  int check_inputs; /* snapshot inputs, raise if a call changed one */
   /* device mode (NVPTX backend): memrefs come from __cuda_array_interface__ and
    * the GPU runtime's pending error is read after each call. */
   size_t (*take_error)(char *, size_t);
@@ -352,6 +362,89 @@ static int check_device_error(PackedKernel *k) {
   return -1;
 }
 
+/* Memory shared by two buffers (empty buffers share nothing). */
+static int overlaps(const Py_buffer *a, const Py_buffer *b) {
+  const char *a0 = a->buf, *b0 = b->buf;
+  return a->len > 0 && b->len > 0 && a0 < b0 + b->len && b0 < a0 + a->len;
+}
+
+/* Per call: the host buffers of the memref slots, and what the call adds. */
+typedef struct {
+  Py_buffer views[MAX_ARGS];
+  Py_ssize_t slot[MAX_ARGS]; /* slot index of each view */
+  void *temp[MAX_ARGS];      /* output computed into a temporary (shares memory with an input) */
+  void *snap[MAX_ARGS];      /* check_inputs: the input's bytes before the call */
+  Py_ssize_t n;
+} Buffers;
+
+static void release_buffers(Buffers *b) {
+  for (Py_ssize_t i = 0; i < b->n; ++i) {
+    free(b->temp[i]);
+    free(b->snap[i]);
+    PyBuffer_Release(&b->views[i]);
+  }
+}
+
+static void *alloc_aligned(Py_ssize_t len) {
+  void *p = NULL;
+  if (posix_memalign(&p, 64, (size_t)len) != 0) return NULL;
+  return p;
+}
+
+/* Route outputs that share memory with an input through a temporary; refuse
+ * outputs that share memory with each other. */
+static int route_outputs(PackedKernel *k, Buffers *b, Descriptor *descs) {
+  for (Py_ssize_t i = 0; i < b->n; ++i) {
+    Slot *o = &k->slots[b->slot[i]];
+    if (!o->writable) continue;
+    int with_input = 0;
+    for (Py_ssize_t j = 0; j < b->n; ++j) {
+      if (j == i || !overlaps(&b->views[i], &b->views[j])) continue;
+      Slot *other = &k->slots[b->slot[j]];
+      if (other->writable) {
+        PyErr_Format(PyExc_ValueError,
+                     "%U: outputs '%U' and '%U' share memory; pass a separate array for each "
+                     "result", k->fname, o->name, other->name);
+        return -1;
+      }
+      with_input = 1;
+    }
+    if (!with_input) continue;
+    b->temp[i] = alloc_aligned(b->views[i].len);
+    if (!b->temp[i]) { PyErr_NoMemory(); return -1; }
+    descs[b->slot[i]].allocated = descs[b->slot[i]].aligned = b->temp[i];
+  }
+  return 0;
+}
+
+static int snapshot_inputs(PackedKernel *k, Buffers *b) {
+  for (Py_ssize_t i = 0; i < b->n; ++i) {
+    if (k->slots[b->slot[i]].writable || b->views[i].len == 0) continue;
+    b->snap[i] = malloc((size_t)b->views[i].len);
+    if (!b->snap[i]) { PyErr_NoMemory(); return -1; }
+    memcpy(b->snap[i], b->views[i].buf, (size_t)b->views[i].len);
+  }
+  return 0;
+}
+
+/* After the call: compare the inputs with their snapshots, then copy the
+ * temporaries into their outputs (which may legitimately be inputs too). */
+static int finish_call(PackedKernel *k, Buffers *b) {
+  int rc = 0;
+  for (Py_ssize_t i = 0; i < b->n && k->check_inputs; ++i) {
+    if (b->snap[i] && memcmp(b->snap[i], b->views[i].buf, (size_t)b->views[i].len) != 0) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "%U: the call modified its input '%U' (DSL_CHECK_INPUTS): a compiled "
+                   "function must write only its outputs", k->fname, k->slots[b->slot[i]].name);
+      rc = -1;
+      break;
+    }
+  }
+  for (Py_ssize_t i = 0; i < b->n; ++i)
+    if (b->temp[i]) memcpy(b->views[i].buf, b->temp[i], (size_t)b->views[i].len);
+  return rc;
+}
+
 static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                    PyObject *kwnames) {
   PackedKernel *k = (PackedKernel *)self;
@@ -365,15 +458,16 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
                  k->fname, k->nslots, nargs);
     return NULL;
   }
-  Py_buffer views[MAX_ARGS];
+  Buffers b;
   Descriptor descs[MAX_ARGS];
   void *descptrs[MAX_ARGS];
   Scalar scalars[MAX_ARGS];
   void *packed[MAX_ARGS];
   int64_t syms[MAX_SYMS];
   int bound[MAX_SYMS] = {0};
-  Py_ssize_t nviews = 0;
+  b.n = 0;
   int64_t elements = 0;
+  int rc = 0;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     Slot *s = &k->slots[i];
     if (s->kind == K_MEMREF && k->take_error) {
@@ -381,9 +475,11 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
       descptrs[i] = &descs[i];
       packed[i] = &descptrs[i];
     } else if (s->kind == K_MEMREF) {
-      if (marshal_memref(k, s, args[i], &views[nviews], &descs[i], syms, bound) < 0) goto fail;
-      elements += views[nviews].len;
-      ++nviews;
+      if (marshal_memref(k, s, args[i], &b.views[b.n], &descs[i], syms, bound) < 0) goto fail;
+      elements += b.views[b.n].len;
+      b.slot[b.n] = i;
+      b.temp[b.n] = b.snap[b.n] = NULL;
+      ++b.n;
       descptrs[i] = &descs[i];
       packed[i] = &descptrs[i];
     } else {
@@ -391,6 +487,8 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
       packed[i] = &scalars[i];
     }
   }
+  if (k->noutputs && route_outputs(k, &b, descs) < 0) goto fail;
+  if (k->check_inputs && snapshot_inputs(k, &b) < 0) goto fail;
   if (elements >= k->gil_threshold) {
     Py_BEGIN_ALLOW_THREADS
     k->fn(packed);
@@ -398,11 +496,13 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
   } else {
     k->fn(packed);
   }
-  for (Py_ssize_t i = 0; i < nviews; ++i) PyBuffer_Release(&views[i]);
+  if (k->noutputs || k->check_inputs) rc = finish_call(k, &b);
+  release_buffers(&b);
+  if (rc < 0) return NULL;
   if (k->take_error && check_device_error(k) < 0) return NULL;
   Py_RETURN_NONE;
 fail:
-  for (Py_ssize_t i = 0; i < nviews; ++i) PyBuffer_Release(&views[i]);
+  release_buffers(&b);
   return NULL;
 }
 
@@ -459,11 +559,12 @@ static int parse_slot(PackedKernel *k, Slot *s, PyObject *spec) {
 static int kernel_init(PyObject *self, PyObject *args, PyObject *kw) {
   PackedKernel *k = (PackedKernel *)self;
   static char *kwlist[] = {"address", "slots", "symbols", "name", "gil_threshold",
-                           "device_error", NULL};
+                           "device_error", "check_inputs", NULL};
   PyObject *addr, *slots, *symbols, *name, *device_error = Py_None;
   long long threshold = 1 << 16;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!U|LO", kwlist, &addr, &slots, &PyTuple_Type,
-                                   &symbols, &name, &threshold, &device_error))
+  int check_inputs = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!U|LOp", kwlist, &addr, &slots, &PyTuple_Type,
+                                   &symbols, &name, &threshold, &device_error, &check_inputs))
     return -1;
   k->take_error = NULL;
   if (device_error != Py_None) {
@@ -495,13 +596,18 @@ static int kernel_init(PyObject *self, PyObject *args, PyObject *kw) {
   k->symnames = Py_NewRef(symbols);
   k->fname = Py_NewRef(name);
   k->gil_threshold = threshold;
+  k->noutputs = 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (parse_slot(k, &k->slots[i], PySequence_Fast_GET_ITEM(seq, i)) < 0) {
       Py_DECREF(seq);
       return -1;
     }
     k->nslots = i + 1;
+    k->noutputs += k->slots[i].kind == K_MEMREF && k->slots[i].writable;
   }
+  /* device memory is neither compared nor copied here */
+  if (k->take_error) k->noutputs = 0;
+  k->check_inputs = check_inputs && !k->take_error;
   Py_DECREF(seq);
   k->vectorcall = kernel_vectorcall;
   return 0;
@@ -523,8 +629,14 @@ static PyObject *kernel_get_nslots(PyObject *self, void *unused) {
   return PyLong_FromSsize_t(((PackedKernel *)self)->nslots);
 }
 
+static PyObject *kernel_get_check_inputs(PyObject *self, void *unused) {
+  return PyBool_FromLong(((PackedKernel *)self)->check_inputs);
+}
+
 static PyGetSetDef kernel_getset[] = {
     {"nslots", kernel_get_nslots, NULL, "number of packed arguments", NULL},
+    {"check_inputs", kernel_get_check_inputs, NULL,
+     "whether each call checks that it left its inputs unchanged", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject PackedKernelType = {
@@ -532,8 +644,12 @@ static PyTypeObject PackedKernelType = {
     .tp_name = "dsl_mlir._dispatch.PackedKernel",
     .tp_basicsize = sizeof(PackedKernel),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "PackedKernel(address, slots, symbols, name, gil_threshold=65536, device_error=None)\n\n"
+    .tp_doc = "PackedKernel(address, slots, symbols, name, gil_threshold=65536, device_error=None,\n"
+              "             check_inputs=False)\n\n"
               "Calls `void f(void **)` (MLIR's packed interface) with marshalled arguments.\n"
+              "An output sharing memory with an input is computed into a temporary and copied\n"
+              "into it after the call; outputs sharing memory with each other are a ValueError.\n"
+              "check_inputs: snapshot the host inputs, RuntimeError if the call changed one.\n"
               "device_error: address of the GPU runtime's dslGpuTakeError; memrefs are then\n"
               "device arrays (__cuda_array_interface__) and a pending GPU error is raised\n"
               "as RuntimeError after the call.",

@@ -155,20 +155,33 @@ def lower_and_jit(name: str, module: Any, options: CompileOptions,
     return lowered, engine
 
 
+def _check_inputs(abi: KernelABI) -> bool:
+    """Whether calls snapshot and compare their inputs (``DSL_CHECK_INPUTS``); never for
+    functions that launch kernels, which take memrefs and write them in place."""
+    host = any((p.mlir_type or "").startswith("memref<")
+               for param in abi.inputs for p in (param.fields or (param,)))
+    return knobs.read().check_inputs and not host
+
+
+def _packed_kernel(abi: KernelABI, address: int | None, **extra: Any) -> Any:
+    from dsl_mlir._dispatch import PackedKernel
+
+    slots, symbols = packed_plan(abi)
+    return PackedKernel(address, slots, symbols, abi.function, check_inputs=_check_inputs(abi),
+                        **extra)
+
+
 def make_kernel(abi: KernelABI, engine: Any, gpu: bool = False) -> Any:
     """The call path of a compiled entry: the C PackedKernel, or for the NVPTX
     backend the DeviceKernel that takes device arrays."""
-    from dsl_mlir._dispatch import PackedKernel
-
     address = engine.raw_lookup(abi.c_symbol)
     if not address:
         raise CompileError(f"compiled module has no entry {abi.packed_symbol}")
-    slots, symbols = packed_plan(abi)
     if gpu:  # memrefs are device arrays; GPU runtime errors are raised after each call
         from .device import take_error_address
 
-        return PackedKernel(address, slots, symbols, abi.function, device_error=take_error_address())
-    return PackedKernel(address, slots, symbols, abi.function)
+        return _packed_kernel(abi, address, device_error=take_error_address())
+    return _packed_kernel(abi, address)
 
 
 def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mapping[str, Any],
@@ -191,13 +204,10 @@ def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: str) 
     """Rebuild a CompiledFunction from a cached shared library of the compiled code."""
     import ctypes
 
-    from dsl_mlir._dispatch import PackedKernel
-
     t = time.perf_counter()
     lib = ctypes.CDLL(library)
     address = ctypes.cast(getattr(lib, abi.packed_symbol), ctypes.c_void_p).value
-    slots, symbols = packed_plan(abi)
-    kernel = PackedKernel(address, slots, symbols, abi.function)
+    kernel = _packed_kernel(abi, address)
     timings = {"load": time.perf_counter() - t}
     return CompiledFunction(abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text),
                             timings, keepalive=(lib,), source="disk-cache")

@@ -6,6 +6,9 @@
 | ``DSL_DISABLE_DISK_CACHE`` | unset | ``1`` turns the disk cache off |
 | ``DSL_OPT_LEVEL`` | ``3`` | LLVM optimization level of the JIT (part of the cache key) |
 | ``DSL_DUMP_DIR`` | unset | write the IR after every pass of each compile under this folder |
+| ``DSL_CHECK_INPUTS`` | unset | ``1``: every call of a function compiled from then on snapshots its \
+non-output array inputs and raises ``RuntimeError`` if the call changed one (a debug guard; \
+the project's test suites turn it on) |
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ class Knobs:
     disk_cache: bool
     opt_level: int
     dump_dir: Path | None
+    check_inputs: bool = False
 
 
 def _default_cache_dir() -> Path:
@@ -43,4 +47,5 @@ def read() -> Knobs:
         disk_cache=not _flag("DSL_DISABLE_DISK_CACHE"),
         opt_level=int(level),
         dump_dir=Path(dump) if dump else None,
+        check_inputs=_flag("DSL_CHECK_INPUTS"),
     )

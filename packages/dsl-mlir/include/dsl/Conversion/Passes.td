@@ -81,6 +81,22 @@ def DslMaterializeLoopYields : Pass<"dsl-materialize-loop-yields"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def DslValueSemantics : Pass<"dsl-value-semantics", "::mlir::ModuleOp"> {
+  let summary = "Tensors are values at function boundaries: read-only parameters, "
+                "results of their own";
+  let description = [{
+    Before one-shot bufferization (with function boundaries): every tensor
+    parameter of a function definition gets `bufferization.writable = false`,
+    so an in-place update of a value that is (or aliases) a parameter is
+    made on a copy and the caller's buffer is never written. A returned
+    tensor that is a parameter of the function, or that the same
+    `func.return` already returns, becomes `bufferization.alloc_tensor()
+    copy(%v)`: every result gets a buffer of its own (so
+    `buffer-results-to-out-params` writes each into its own out-param).
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def DslWidenBoolMemrefs : Pass<"dsl-widen-bool-memrefs", "::mlir::ModuleOp"> {
   let summary = "Store memrefs of i1 as one byte per element (numpy bool)";
   let description = [{

@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace mlir::dsl;
@@ -16,11 +17,24 @@ using namespace mlir::dsl;
 #include "dsl/Dialect/Dsl/IR/DslOpsDialect.cpp.inc"
 #include "dsl/Dialect/Dsl/IR/DslOpsEnums.cpp.inc"
 
+namespace {
+/// dsl ops are pure functions of their operands: a call of a function made of
+/// them may be inlined anywhere (the pipeline inlines before bufferization, so
+/// calls of functions with dynamically shaped results need no out-params).
+struct DslInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void DslDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dsl/Dialect/Dsl/IR/DslOps.cpp.inc"
       >();
+  addInterfaces<DslInlinerInterface>();
 }
 
 //===----------------------------------------------------------------------===//
