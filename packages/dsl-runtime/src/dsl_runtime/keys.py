@@ -9,7 +9,9 @@ from functools import cache
 from importlib import metadata
 from typing import Any
 
+from . import fingerprint
 from ._version import __version__
+from .fingerprint import Path
 
 _COMPONENTS = ("dsl-core", "dsl-mlir", "dsl-parser")
 _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
@@ -96,6 +98,30 @@ def function_identity(fn: Any, _seen: frozenset[int] = frozenset()) -> str | Non
             return None
         parts.append(inner)
     return "\n".join(parts)
+
+
+def value_sources(fn: Any) -> list[tuple[Any, list[Path]]] | None:
+    """``(function, chains)`` for ``fn`` and every kernel it launches: the names and
+    attribute chains whose values the compiled code may depend on (None: no source)."""
+    found: list[tuple[Any, list[Path]]] = []
+    todo, seen = [fn], set()
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        chains = fingerprint.references(f)
+        if chains is None:
+            return None
+        found.append((f, chains))
+        todo.extend(k.fn for k in referenced_kernels(f) if k.fn is not None)
+    return found
+
+
+def read_values(sources: list[tuple[Any, list[Path]]]) -> list[tuple[str, str]]:
+    """What those names hold now, as (name, typed deep hash); ``Unhashable`` when a value
+    cannot be covered (the function is then compiled without the disk cache)."""
+    return [item for f, chains in sources for item in fingerprint.read_values(f, chains)]
 
 
 def module_identity(parsed: Any) -> str:
