@@ -169,7 +169,27 @@ STATEMENTS = ["while True: pass", "try:\n        pass\n    except Exception:\n  
               "q = pl.create_tensor([3.5], dtype=pl.FP32)", "q = pl.reshape(x, [2**62, 4])",
               "q = pl.range(3)", "q = pl.yield_(x)", "for i in range(10 ** 12): pass",
               "for i in pl.range(2**70): pass", "q = x @ x", "q = ~x", "q = not x", "q = x < x < x"]
-SOURCES = list(ALL.values())
+KERNEL = '''
+import dsl_parser.language as pl
+
+
+@pl.kernel
+def k(x: pl.Tensor[[8], pl.FP32], y: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]):
+    i = pl.thread_id(0)
+    j = pl.block_id(0) * pl.block_dim(0) + i
+    if j < n:
+        v = x[j] * 2.0
+        y[j] = v + 1.0
+    for t in range(4):
+        y[i] += x[i]
+    w = pl.max(n, 3)
+
+
+@pl.function
+def host(x: pl.Tensor[[8], pl.FP32], y: pl.Tensor[[8], pl.FP32], m: pl.Scalar[pl.INDEX]):
+    k(x, y, m).launch(grid=pl.ceil_div(m, 4), block=4)
+'''
+SOURCES = [*ALL.values(), KERNEL]
 
 
 @st.composite
@@ -206,7 +226,7 @@ def program_mutants(draw: st.DrawFn) -> str:
     return "\n".join(lines)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow],
           derandomize=True)
 @given(program_mutants())
 def test_line_mutations_of_real_programs_parse_or_fail_with_a_located_error(code: str) -> None:
@@ -214,10 +234,10 @@ def test_line_mutations_of_real_programs_parse_or_fail_with_a_located_error(code
 
 
 @pytest.mark.parametrize("statement", STATEMENTS)
-@pytest.mark.parametrize("source", ["nested", "scalars", "dynamic"])
+@pytest.mark.parametrize("source", ["nested", "scalars", "dynamic", "kernel"])
 def test_every_unsupported_statement_fails_with_a_located_error(source: str,
                                                                 statement: str) -> None:
-    lines = ALL[source].split("\n")
+    lines = {**ALL, "kernel": KERNEL}[source].split("\n")
     first = next(i for i, line in enumerate(lines) if line.startswith("    ") and "=" in line)
     lines.insert(first + 1, "    " + statement.replace("\n    ", "\n    "))
     check_parse_outcome("\n".join(lines))
