@@ -13,12 +13,14 @@ caller then compiles without the disk cache).
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import enum
 import hashlib
 import inspect
 import textwrap
 import types
+import weakref
 from typing import Any
 
 #: Bounds on what is hashed (beyond them the function is compiled without the disk cache).
@@ -46,10 +48,31 @@ def _chain(node: ast.expr) -> Path | None:
     return None
 
 
-def _definition(fn: Any) -> ast.AST | None:
+_sources: weakref.WeakKeyDictionary[Any, str | None] = weakref.WeakKeyDictionary()
+
+
+def source(fn: Any) -> str | None:
+    """``inspect.getsource(fn)``, read once per function (None when unavailable)."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
+        return _sources[fn]
+    except (KeyError, TypeError):
+        pass
+    try:
+        text: str | None = inspect.getsource(fn)
+    except (OSError, TypeError):
+        text = None
+    with contextlib.suppress(TypeError):
+        _sources[fn] = text
+    return text
+
+
+def _definition(fn: Any) -> ast.AST | None:
+    text = source(fn)
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import inspect
 import platform
 from functools import cache
 from importlib import metadata
@@ -84,9 +83,8 @@ def function_identity(fn: Any, _seen: frozenset[int] = frozenset()) -> str | Non
 
     It covers the source and referenced constants of the function and, recursively, of
     every kernel it launches (editing a kernel invalidates its host function's entries)."""
-    try:
-        source = inspect.getsource(fn)
-    except (OSError, TypeError):
+    source = fingerprint.source(fn)
+    if source is None:
         return None
     parts = [getattr(fn, "__module__", "") or "", fn.__qualname__, source,
              repr(referenced_constants(fn))]
