@@ -217,13 +217,18 @@ def _element_dtype(t: Type) -> DType:
     return dtype
 
 
+#: Static sizes are 64-bit signed in MLIR: a dimension is below 2**63.
+MAX_DIM = 1 << 63
+
+
 def _check_shape(shape: object) -> tuple[Dim, ...]:
     if not isinstance(shape, (list, tuple)):
         raise TypeError(f"a tensor shape must be a list of sizes, got {shape!r}")
     for dim in shape:
         if isinstance(dim, bool) or not isinstance(dim, (int, Dynamic)) or (
-                isinstance(dim, int) and dim < 0):
-            raise TypeError(f"a dimension must be a non-negative int or pl.dynamic, got {dim!r}")
+                isinstance(dim, int) and not 0 <= dim < MAX_DIM):
+            raise TypeError(f"a dimension must be a non-negative int below 2**63 or pl.dynamic, "
+                            f"got {dim!r}")
     return tuple(shape)
 
 

@@ -4,27 +4,38 @@ Each entry is a folder ``<DSL_CACHE_DIR>/v1/<kk>/<key>/`` holding the dsl IR,
 the lowered (LLVM dialect) IR, the KernelABI as JSON and a manifest with the
 SHA-256 of every file. Entries are written into a temporary folder and renamed
 into place (atomic; when several processes compile the same kernel the first
-rename wins). A truncated or corrupted entry fails verification, is reported
-once at debug level, removed and recompiled, never executed.
+rename wins).
+
+Trust (docs/runtime.md, "Security and the cache"): the cache folder and every
+folder below it must be owned by the current user and not writable by others
+(created 0700, files 0600); otherwise the disk cache is refused with one warning
+and calls compile in memory. Every file is read once through one descriptor
+(no links, no FIFOs or devices, bounded size), its checksum verified on the bytes
+read, and exactly those bytes are used. An entry that is unreadable or invalid in
+any way is a miss: reported once at debug level, removed and recompiled.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
-import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import knobs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import knobs, safefs
 from .abi import KernelABI
 
 log = logging.getLogger("dsl_runtime.cache")
@@ -32,7 +43,27 @@ LAYOUT = "v1"
 FILES = ("abi.json", "dsl.mlir", "lowered.mlir")
 #: Optional: the compiled code as a shared library (written when a C compiler driver is found).
 LIBRARY = "kernel.so"
+MANIFEST = "manifest.json"
+#: Largest manifest and largest artifact read back (bigger files are junk: a miss).
+MANIFEST_LIMIT = 1 << 20
+FILE_LIMIT = 1 << 28
+#: ``.tmp-*`` folders older than this were left by killed processes: removed on store.
+STALE_TMP_SECONDS = 600.0
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_KEY = re.compile(r"[0-9a-f]{64}")
 _reported: set[str] = set()
+_warned: set[str] = set()
+_swept: set[str] = set()
+
+
+class Manifest(BaseModel):
+    """``manifest.json``: what an entry holds and the SHA-256 of each file."""
+
+    model_config = ConfigDict(extra="allow")
+    key: str = Field(pattern=r"^[0-9a-f]{64}$")
+    function: str
+    created: float
+    files: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -42,6 +73,16 @@ class Entry:
     function: str
     size: int
     created: float
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A verified entry: its ABI, IR texts and (optionally) the bytes of ``kernel.so``."""
+
+    abi: KernelABI
+    dsl_text: str
+    lowered_text: str
+    library: bytes | None
 
 
 def root() -> Path:
@@ -58,6 +99,55 @@ def _path(key: str) -> Path:
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _warn_once(folder: Path, why: str) -> None:
+    if str(folder) not in _warned:
+        _warned.add(str(folder))
+        log.warning("dsl: not using the disk cache in %s: %s; compiling in memory "
+                    "(see 'Security and the cache' in docs/runtime.md)", str(folder)[:200], why)
+
+
+def _open_root(create: bool) -> int | None:
+    """A descriptor of the trusted ``<cache_dir>/v1`` folder, or None (missing or refused)."""
+    base = knobs.read().cache_dir
+    if str(base) in _warned:
+        return None
+    try:
+        if create:
+            os.makedirs(base, mode=0o700, exist_ok=True)
+        top = safefs.open_dir(str(base), follow=True)
+        try:
+            return safefs.open_dir(LAYOUT, top, create=create)
+        finally:
+            os.close(top)
+    except FileNotFoundError:
+        if create:
+            _warn_once(base, "it cannot be created")
+        return None
+    except OSError as err:  # Untrusted, a file, read-only, a name too long, ...
+        why = str(err) if isinstance(err, safefs.Untrusted) else (
+            "it is not a folder" if err.errno in (errno.ENOTDIR, errno.EEXIST)
+            else f"{err.strerror or err}")
+        _warn_once(base, why)
+        return None
+
+
+@contextmanager
+def _entry_dir(key: str) -> Iterator[int | None]:
+    """A descriptor of the trusted folder of entry ``key`` (None: no cache folder)."""
+    top = _open_root(create=False)
+    if top is None:
+        yield None
+        return
+    fds = [top]
+    try:
+        fds.append(safefs.open_dir(key[:2], top))
+        fds.append(safefs.open_dir(key, fds[1]))
+        yield fds[2]
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def _link(dump: Callable[[str], None], folder: Path) -> bytes | None:
@@ -79,6 +169,29 @@ def _link(dump: Callable[[str], None], folder: Path) -> bytes | None:
         lib.unlink(missing_ok=True)
 
 
+def _sweep_stale_tmp(top: int) -> None:
+    """Remove ``.tmp-*`` folders that killed processes left behind (once per process)."""
+    base = str(root())
+    if base in _swept:
+        return
+    _swept.add(base)
+    cutoff = time.time() - STALE_TMP_SECONDS
+    try:
+        with os.scandir(top) as groups:
+            names = [g.name for g in groups if g.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for name in names:
+        try:
+            with os.scandir(os.path.join(base, name)) as found:
+                stale = [e.path for e in found if e.name.startswith(".tmp-")
+                         and e.stat(follow_symlinks=False).st_mtime < cutoff]
+        except OSError:
+            continue
+        for path in stale:
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict[str, Any],
           dump_object: Callable[[str], None] | None = None,
           extra: dict[str, bytes] | None = None) -> None:
@@ -89,11 +202,30 @@ def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict
     well under a millisecond. ``extra`` adds files (e.g. ``kernels.ptx``), checksummed
     like the others.
     """
-    final = _path(key)
-    if final.exists():
+    top = _open_root(create=True)
+    if top is None:
         return
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+    try:
+        _sweep_stale_tmp(top)
+        os.close(safefs.open_dir(key[:2], top, create=True))
+    except OSError as err:
+        log.debug("not caching %s (%s)", key, err)
+        return
+    finally:
+        os.close(top)
+    final = _path(key)
+    if not final.exists():
+        _write_entry(key, final, abi, dsl_text, lowered_text, meta, dump_object, extra)
+
+
+def _write_entry(key: str, final: Path, abi: KernelABI, dsl_text: str, lowered_text: str,
+                 meta: dict[str, Any], dump_object: Callable[[str], None] | None,
+                 extra: dict[str, bytes] | None) -> None:
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))  # mode 0700
+    except OSError as err:  # the folder went away meanwhile
+        log.debug("not caching %s (%s)", key, err)
+        return
     try:
         blobs = {"abi.json": abi.model_dump_json(indent=1).encode(),
                  "dsl.mlir": dsl_text.encode(), "lowered.mlir": lowered_text.encode()}
@@ -101,11 +233,15 @@ def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict
         if library is not None:
             blobs[LIBRARY] = library
         blobs.update(extra or {})
-        for name, data in blobs.items():
-            (tmp / name).write_bytes(data)
-        manifest = {"key": key, "function": abi.function, "created": time.time(),
-                    "files": {n: _sha(d) for n, d in blobs.items()}, **meta}
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1))
+        manifest = Manifest(key=key, function=abi.function, created=time.time(),
+                            files={n: _sha(d) for n, d in blobs.items()}, **meta)
+        blobs[MANIFEST] = manifest.model_dump_json(indent=1).encode()
+        folder = os.open(tmp, safefs.DIR_FLAGS | os.O_NOFOLLOW)
+        try:
+            for name, data in blobs.items():
+                safefs.write_file(folder, name, data)
+        finally:
+            os.close(folder)
         os.rename(tmp, final)
     except OSError:
         pass  # lost the race (final exists) or the cache is not writable: keep going
@@ -146,51 +282,78 @@ def _report_once(key: str, why: str) -> None:
         log.debug("disk cache entry %s is unusable (%s); recompiling", key, why)
 
 
-def load(key: str) -> tuple[KernelABI, str, str, str | None] | None:
-    """``(abi, dsl_text, lowered_text, shared_library_path | None)`` of a verified entry, or None."""
-    path = _path(key)
-    if not path.is_dir():
+def _read_entry(key: str, folder: int) -> Hit:
+    """Read and verify one entry (ValueError / OSError when anything is wrong)."""
+    manifest = Manifest.model_validate_json(safefs.read_file(folder, MANIFEST, MANIFEST_LIMIT))
+    if manifest.key != key:
+        raise ValueError("manifest key mismatch")
+    names = FILES + tuple(n for n in manifest.files if n not in FILES)
+    blobs: dict[str, bytes] = {}
+    for name in names:
+        if not _NAME.fullmatch(name) or name == MANIFEST:
+            raise ValueError(f"manifest names an invalid file {name[:80]!r}")
+        data = safefs.read_file(folder, name, FILE_LIMIT)
+        if manifest.files.get(name) != _sha(data):
+            raise ValueError(f"{name} does not match its checksum")
+        blobs[name] = data
+    abi = KernelABI.model_validate_json(blobs["abi.json"])
+    return Hit(abi, blobs["dsl.mlir"].decode(), blobs["lowered.mlir"].decode(), blobs.get(LIBRARY))
+
+
+def load(key: str) -> Hit | None:
+    """The verified entry of ``key``, or None (a miss; an invalid entry is also removed)."""
+    if not _KEY.fullmatch(key):
         return None
     try:
-        manifest = json.loads((path / "manifest.json").read_text())
-        names = FILES + tuple(n for n in manifest["files"] if n not in FILES)
-        blobs = {name: (path / name).read_bytes() for name in names}
-        for name, data in blobs.items():
-            if manifest["files"][name] != _sha(data):
-                raise ValueError(f"{name} does not match its checksum")
-        if manifest.get("key") != key:
-            raise ValueError("manifest key mismatch")
-        abi = KernelABI.model_validate_json(blobs["abi.json"])
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        _report_once(key, str(err))
-        shutil.rmtree(path, ignore_errors=True)
+        with _entry_dir(key) as fds:
+            if fds is None:
+                return None
+            return _read_entry(key, fds)
+    except FileNotFoundError:
         return None
-    library = str(path / LIBRARY) if LIBRARY in blobs else None
-    return abi, blobs["dsl.mlir"].decode(), blobs["lowered.mlir"].decode(), library
+    except (OSError, ValueError, ValidationError, RecursionError, UnicodeDecodeError,
+            MemoryError) as err:
+        discard(key, str(err)[:300] or type(err).__name__)
+        return None
 
 
 def discard(key: str, why: str) -> None:
-    """Remove an entry that verified but failed to load."""
+    """Remove an entry that is unreadable, invalid, or verified but failed to load."""
     _report_once(key, why)
-    shutil.rmtree(_path(key), ignore_errors=True)
+    if not _KEY.fullmatch(key) or str(knobs.read().cache_dir) in _warned:
+        return
+    path = _path(key)
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _entry_of(path: Path) -> Entry | None:
+    try:
+        folder = os.open(path, safefs.DIR_FLAGS | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        data = Manifest.model_validate_json(safefs.read_file(folder, MANIFEST, MANIFEST_LIMIT))
+        size = sum(e.stat(follow_symlinks=False).st_size for e in os.scandir(path)
+                   if e.is_file(follow_symlinks=False))
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(folder)
+    return Entry(path.name, path, data.function, size, data.created)
 
 
 def entries() -> list[Entry]:
-    """The entries on disk (after the pending background writes)."""
+    """The valid entries on disk (after the pending background writes)."""
     flush()
-    found: list[Entry] = []
     base = root()
     if not base.is_dir():
-        return found
-    for manifest in base.glob("*/*/manifest.json"):
-        try:
-            data = json.loads(manifest.read_text())
-        except (OSError, ValueError):
-            continue
-        size = sum(f.stat().st_size for f in manifest.parent.iterdir() if f.is_file())
-        found.append(Entry(manifest.parent.name, manifest.parent, data.get("function", "?"), size,
-                           float(data.get("created", 0))))
-    return sorted(found, key=lambda e: e.created)
+        return []
+    found = [_entry_of(p) for group in base.iterdir() if group.is_dir()
+             for p in group.iterdir() if _KEY.fullmatch(p.name)]
+    return sorted((e for e in found if e is not None), key=lambda e: e.created)
 
 
 def clear() -> int:

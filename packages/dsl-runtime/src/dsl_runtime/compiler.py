@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from . import knobs
-from .abi import KernelABI, Param, memref_slot, packed_plan, scalar_slot, stream_slot
+from .abi import DTYPES, KernelABI, Param, memref_slot, packed_plan, scalar_slot, stream_slot
 from .compiled import Artifacts, CompiledFunction
 from .errors import CompileError, from_mlir
 from .options import CompileOptions
@@ -70,6 +70,49 @@ def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Any,
     return KernelABI(function=name, packed_symbol=f"_mlir__mlir_ciface_{name}",
                      c_symbol=f"_mlir_ciface_{name}", params=tuple(params), results=results,
                      symbols=tuple(symbols))
+
+
+def abi_mismatch(abi: KernelABI, name: str, specs: tuple[ParamSpec, ...],
+                 overrides: Mapping[str, Any]) -> str | None:
+    """Why a (cached) ABI cannot be the ABI of function ``name`` with these parameters and
+    specialization, or None when it can (a forged or stale ``abi.json`` is never used)."""
+    if (abi.function, abi.c_symbol, abi.packed_symbol) != (
+            name, f"_mlir_ciface_{name}", f"_mlir__mlir_ciface_{name}"):
+        return "its function or entry symbols differ"
+    got, want = [(p.name, p.kind) for p in abi.params], [(s.name, s.kind) for s in specs]
+    if got != want:
+        return f"its parameters are {got}, expected {want}"
+    for spec, param in zip(specs, abi.params, strict=True):
+        problem = _param_mismatch(spec, param, overrides.get(spec.name))
+        if problem is not None:
+            return f"parameter '{param.name}': {problem}"
+    for r in abi.results:
+        if r.kind != "tensor" or r.dtype not in DTYPES or r.shape is None \
+                or r.slots != (memref_slot(r.dtype, len(r.shape)),):
+            return f"result '{r.name}' is not a tensor with a memref slot"
+    return None
+
+
+def _param_mismatch(spec: ParamSpec, param: Param, override: Any) -> str | None:
+    if spec.kind == "stream":
+        return None if param.slots == (stream_slot(),) else "not a stream slot"
+    if spec.kind in ("constexpr", "struct"):
+        return None if param.role == ("constexpr" if spec.kind == "constexpr" else "input") \
+            else "wrong role"
+    t = override if spec.kind == "tensor" and hasattr(override, "shape") else spec.annotation
+    dtype = _dtype_name(t.dtype)
+    if param.role != "input" or param.dtype != dtype:
+        return f"dtype {param.dtype}, expected {dtype}"
+    if spec.kind == "scalar":
+        return None if param.slots == (scalar_slot(dtype),) else "not a scalar slot"
+    shape = tuple(t.shape)
+    if param.shape is None or len(param.shape) != len(shape) \
+            or param.slots != (memref_slot(dtype, len(shape)),):
+        return "wrong rank"
+    for mine, theirs in zip(shape, param.shape, strict=True):
+        if isinstance(mine, int) != isinstance(theirs, int) or (isinstance(mine, int) and mine != theirs):
+            return f"shape {list(param.shape)}, expected {list(_shape(shape))}"
+    return None
 
 
 def _require_gpu() -> None:
@@ -200,12 +243,17 @@ def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mappin
                             timings, keepalive=(ctx, lowered, engine))
 
 
-def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: str) -> CompiledFunction:
-    """Rebuild a CompiledFunction from a cached shared library of the compiled code."""
+def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: bytes) -> CompiledFunction:
+    """Rebuild a CompiledFunction from the (verified) bytes of a cached shared library.
+
+    The bytes are loaded from a sealed memfd (``safefs.dlopen_bytes``): what runs is
+    exactly what was verified, whatever happens to the cache folder meanwhile."""
     import ctypes
 
+    from .safefs import dlopen_bytes
+
     t = time.perf_counter()
-    lib = ctypes.CDLL(library)
+    lib = dlopen_bytes(library, f"dsl-{abi.function}")
     address = ctypes.cast(getattr(lib, abi.packed_symbol), ctypes.c_void_p).value
     kernel = _packed_kernel(abi, address)
     timings = {"load": time.perf_counter() - t}

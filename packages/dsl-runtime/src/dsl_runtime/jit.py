@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 import time
 from collections.abc import Mapping
@@ -10,10 +11,13 @@ from typing import Any
 
 from . import cache, keys
 from .compiled import CompiledFunction, ptx_of_lowered
-from .compiler import compile_parsed, load_lowered, load_shared, lower_only, parse
+from .compiler import abi_mismatch, compile_parsed, load_lowered, load_shared, lower_only, parse
 from .errors import CompileError
+from .fingerprint import Unhashable
 from .options import CompileOptions
 from .params import ParamSpec, constexpr_value, params_of_signature, read_params, struct_leaves
+
+log = logging.getLogger("dsl_runtime.jit")
 
 
 def _pl() -> Any:
@@ -45,6 +49,9 @@ class JitFunction:
         self._lock = threading.RLock()
         self._single: CompiledFunction | None = None  # the only specialization, when there is one
         self._identity: str | bool | None = False  # False: not computed yet
+        self._unhashable_reported = False
+        self._sources: list[Any] | None = None  # names whose values the code may depend on
+        self._values: list[tuple[str, str]] | None = None  # their hashes at the last compile
         self._on_single: Any = None  # installs the single kernel into the C dispatcher
         self.timings: dict[str, float] = {}
 
@@ -122,7 +129,11 @@ class JitFunction:
         with self._lock:
             found = self._cache.get(key)
             if found is None:
-                found = self._build(key, overrides, constexprs)
+                values = self._read_values()
+                if values != self._values:  # code compiled for old values is not reused
+                    self._forget()
+                    self._values = values
+                found = self._build(key, overrides, constexprs, values)
                 self._cache[key] = found
                 if not self._specializing:
                     self._single = found
@@ -130,30 +141,52 @@ class JitFunction:
                         self._on_single(found.kernel)
         return found
 
-    def _disk_key(self, key: tuple[Any, ...]) -> str | None:
+    def recompile(self) -> None:
+        """Forget every compiled specialization: the next call compiles again, reading the
+        globals and closure values the function uses as they are then."""
+        with self._lock:
+            self._forget()
+            self._values = None
+
+    def _forget(self) -> None:
+        self._cache.clear()
+        if self._single is not None:
+            self._single = None
+            if self._on_single is not None:
+                self._on_single(None)
+
+    def _read_values(self) -> list[tuple[str, str]] | None:
+        """Hashes of the values the function's source reads now (None: cannot be covered)."""
         if self._identity is False:
             self._identity = (keys.module_identity(self._parsed) if self._parsed is not None
                               else keys.function_identity(self._fn))
-        if self._identity is None or not cache.enabled():
+            self._sources = None if self._parsed is not None else keys.value_sources(self._fn)
+        if self._parsed is not None:
+            return []  # the parsed module already holds every value it uses
+        if self._sources is None:
+            return None  # no source to read names from: no disk cache
+        try:
+            return keys.read_values(self._sources)
+        except Unhashable as err:
+            if not self._unhashable_reported:
+                self._unhashable_reported = True
+                log.debug("%s: compiled without the disk cache: %s", self.name, err)
             return None
-        return keys.digest(self._identity, key, self.options.key())
+
+    def _disk_key(self, key: tuple[Any, ...], values: list[tuple[str, str]] | None) -> str | None:
+        if self._identity is None or values is None or not cache.enabled():
+            return None
+        return keys.digest(self._identity, key, self.options.key(), values)
 
     def _build(self, key: tuple[Any, ...], overrides: dict[str, Any],
-               constexprs: dict[str, Any]) -> CompiledFunction:
+               constexprs: dict[str, Any], values: list[tuple[str, str]] | None) -> CompiledFunction:
         start = time.perf_counter()
-        disk_key = self._disk_key(key)
+        disk_key = self._disk_key(key, values)
         if disk_key is not None:
-            hit = cache.load(disk_key)
-            if hit is not None:
-                abi, dsl_text, lowered_text, library = hit
-                try:
-                    compiled = (load_shared(abi, dsl_text, lowered_text, library) if library
-                                else load_lowered(abi, dsl_text, lowered_text, self.options))
-                except Exception as err:  # verified but unloadable: recompile
-                    cache.discard(disk_key, f"load failed: {err}")
-                else:
-                    self.timings = {**compiled.timings, "total": time.perf_counter() - start}
-                    return compiled
+            compiled = self._from_disk(disk_key, overrides)
+            if compiled is not None:
+                self.timings = {**compiled.timings, "total": time.perf_counter() - start}
+                return compiled
         import dsl_mlir
 
         timings: dict[str, float] = {}
@@ -177,6 +210,29 @@ class JitFunction:
                               dump_object=compiled.keepalive[-1].dump_to_object_file if native else None,
                               extra=_kernel_binaries(compiled))
         return compiled
+
+    def _from_disk(self, disk_key: str, overrides: dict[str, Any]) -> CompiledFunction | None:
+        """The verified disk-cache entry, loaded; None (and the entry removed) when it is
+        missing, invalid, not this function's ABI, or fails to load."""
+        hit = cache.load(disk_key)
+        if hit is None:
+            return None
+        problem = abi_mismatch(hit.abi, self.name, self.specs, overrides)
+        if problem is not None:
+            cache.discard(disk_key, f"abi.json does not describe {self.name}: {problem}")
+            return None
+        errors = []
+        if hit.library is not None:
+            try:
+                return load_shared(hit.abi, hit.dsl_text, hit.lowered_text, hit.library)
+            except Exception as err:  # e.g. memfds not executable here: use the lowered IR
+                errors.append(f"kernel.so: {err}")
+        try:
+            return load_lowered(hit.abi, hit.dsl_text, hit.lowered_text, self.options)
+        except Exception as err:  # verified but unloadable: recompile
+            errors.append(f"lowered.mlir: {err}")
+        cache.discard(disk_key, "load failed: " + "; ".join(errors))
+        return None
 
     def lower(self, *args: Any, backend: str | None = None, **kwargs: Any) -> str:
         """The lowered (LLVM dialect) IR for these example arguments, without JIT or a GPU.

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import inspect
 import platform
 from functools import cache
 from importlib import metadata
 from typing import Any
 
+from . import fingerprint
 from ._version import __version__
+from .fingerprint import Path
 
 _COMPONENTS = ("dsl-core", "dsl-mlir", "dsl-parser")
 _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
@@ -82,9 +83,8 @@ def function_identity(fn: Any, _seen: frozenset[int] = frozenset()) -> str | Non
 
     It covers the source and referenced constants of the function and, recursively, of
     every kernel it launches (editing a kernel invalidates its host function's entries)."""
-    try:
-        source = inspect.getsource(fn)
-    except (OSError, TypeError):
+    source = fingerprint.source(fn)
+    if source is None:
         return None
     parts = [getattr(fn, "__module__", "") or "", fn.__qualname__, source,
              repr(referenced_constants(fn))]
@@ -96,6 +96,30 @@ def function_identity(fn: Any, _seen: frozenset[int] = frozenset()) -> str | Non
             return None
         parts.append(inner)
     return "\n".join(parts)
+
+
+def value_sources(fn: Any) -> list[tuple[Any, list[Path]]] | None:
+    """``(function, chains)`` for ``fn`` and every kernel it launches: the names and
+    attribute chains whose values the compiled code may depend on (None: no source)."""
+    found: list[tuple[Any, list[Path]]] = []
+    todo, seen = [fn], set()
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        chains = fingerprint.references(f)
+        if chains is None:
+            return None
+        found.append((f, chains))
+        todo.extend(k.fn for k in referenced_kernels(f) if k.fn is not None)
+    return found
+
+
+def read_values(sources: list[tuple[Any, list[Path]]]) -> list[tuple[str, str]]:
+    """What those names hold now, as (name, typed deep hash); ``Unhashable`` when a value
+    cannot be covered (the function is then compiled without the disk cache)."""
+    return [item for f, chains in sources for item in fingerprint.read_values(f, chains)]
 
 
 def module_identity(parsed: Any) -> str:

@@ -39,6 +39,45 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Gt: operator.gt, ast.GtE: operator.ge,
 }
 
+#: Integers folded at compile time must fit in this many bits (``10 ** 10 ** 10`` would
+#: otherwise take minutes and gigabytes); sequences built by ``*`` hold at most
+#: MAX_FOLD_ITEMS items.
+MAX_FOLD_BITS = 128
+MAX_FOLD_ITEMS = 1 << 16
+
+
+class FoldError(ArithmeticError):
+    """A compile-time computation whose result would be too large."""
+
+
+def _too_big(bits: int) -> FoldError:
+    return FoldError(f"the result needs {bits} or more bits; integers computed at compile "
+                     f"time must fit in {MAX_FOLD_BITS} bits")
+
+
+def _check_binary(op: ast.operator, lhs: object, rhs: object) -> None:
+    """Refuse, before computing, an operation whose result would be huge."""
+    if isinstance(lhs, int) and isinstance(rhs, int) and rhs > 0:
+        bits = 0
+        if isinstance(op, ast.Pow) and abs(lhs) > 1:
+            bits = (abs(lhs).bit_length() - 1) * rhs + 1
+        elif isinstance(op, ast.LShift) and lhs:
+            bits = abs(lhs).bit_length() + rhs
+        if bits > MAX_FOLD_BITS:
+            raise _too_big(bits)
+    elif isinstance(op, ast.Mult):
+        for seq, n in ((lhs, rhs), (rhs, lhs)):
+            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) \
+                    and len(seq) * max(n, 0) > MAX_FOLD_ITEMS:
+                raise FoldError(f"a sequence of more than {MAX_FOLD_ITEMS} items")
+
+
+def _checked(result: object) -> object:
+    if isinstance(result, int) and result.bit_length() > MAX_FOLD_BITS:
+        raise _too_big(result.bit_length())
+    return result
+
+
 _MISSING = object()
 _PYTHON_BUILTINS: dict[str, object] = vars(builtins)
 
@@ -64,11 +103,13 @@ class Evaluator:
 
     @staticmethod
     def fold_binary(op: ast.operator, lhs: object, rhs: object) -> object:
-        return _BINARY[type(op)](lhs, rhs)
+        """``lhs op rhs`` on Python values (FoldError when the result would be too large)."""
+        _check_binary(op, lhs, rhs)
+        return _checked(_BINARY[type(op)](lhs, rhs))
 
     @staticmethod
     def fold_unary(op: ast.unaryop, operand: object) -> object:
-        return _UNARY[type(op)](operand)
+        return _checked(_UNARY[type(op)](operand))
 
     @staticmethod
     def fold_compare(op: ast.cmpop, lhs: object, rhs: object) -> object:

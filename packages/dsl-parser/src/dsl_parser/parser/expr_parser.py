@@ -224,5 +224,5 @@ class ExprParser:
                        "cannot take IR values")
         try:
             return func(*args, **kwargs)  # type: ignore[operator]
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, ArithmeticError) as exc:
             self.error(node, ParserTypeError, f"invalid call: {exc}")

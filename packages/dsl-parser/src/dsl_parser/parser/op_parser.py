@@ -131,11 +131,15 @@ class OpParser:
 def _is_index(value: object) -> bool:
     if isinstance(value, TypedValue):
         return value.type == ScalarType(INDEX)
-    return isinstance(value, Dynamic) or (isinstance(value, int) and not isinstance(value, bool))
+    return isinstance(value, Dynamic) or _is_int(value)
 
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A Python int that fits in 64 signed bits (sizes, offsets and axes are i64/index)."""
+    return isinstance(value, int) and not isinstance(value, bool) and -_I64 <= value < _I64
+
+
+_I64 = 1 << 63
 
 
 def _sizes(value: object, entry_ok: bool) -> tuple[bool, object]:
@@ -160,7 +164,7 @@ _CHECKS: dict[Arg, Callable[[object], tuple[bool, object]]] = {
     Arg.OFFSETS: lambda v: _sizes(v, True),
     Arg.DTYPE: lambda v: (isinstance(v, DType) or v is None, v),
     Arg.FLAG: lambda v: (isinstance(v, bool), v),
-    Arg.INT: lambda v: (isinstance(v, int) and not isinstance(v, bool), v),
+    Arg.INT: lambda v: (_is_int(v), v),
     Arg.AXES: lambda v: (v is None or _is_int(v) or (
         isinstance(v, (list, tuple)) and all(_is_int(a) for a in v)), v),
     Arg.INTS: lambda v: (isinstance(v, (list, tuple)) and all(_is_int(a) for a in v),

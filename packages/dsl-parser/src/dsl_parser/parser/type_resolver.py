@@ -83,8 +83,11 @@ class TypeResolver:
             return self._eval(node)
         except ParserError:
             raise
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                ArithmeticError) as exc:
             self.src.error(node, ParserTypeError, f"invalid annotation: {exc}")
+        except RecursionError:
+            self.src.error(node, ParserTypeError, "invalid annotation: nested too deeply")
 
     def _eval(self, node: ast.expr) -> object:
         if isinstance(node, ast.Constant):
