@@ -104,3 +104,47 @@ def test_scalar_remainder_follows_python(dtype: str, ctype: type[ctypes.c_int32]
         result = ctype(0)
         run(f, ctype(a), ctype(b), result=result)
         assert result.value == a % b, (a, b, result.value)
+
+
+@pytest.mark.xfail(strict=True, reason="bug (issue 19, value semantics): a loop whose "
+                   "init_values are parameters writes its iterations into the caller's arrays")
+def test_several_iter_args_swapped_by_a_tuple_yield_run() -> None:
+    f = pl.parse("""
+@pl.function
+def f(x: pl.Tensor[[8], pl.FP32], y: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]):
+    for i, (a, b) in pl.range(n, init_values=(x, y)):
+        s = pl.add(a, b)
+        na, nb = pl.yield_(b, s)
+    return na, nb
+""")
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    y = np.full(8, 0.5, np.float32)
+    for n in (0, 1, 5):
+        first, second = np.full(8, np.nan, np.float32), np.full(8, np.nan, np.float32)
+        a, b = x.copy(), y.copy()
+        run(f, x, y, ctypes.c_int64(n), outputs=[first, second])  # x, y must stay unchanged
+        for _ in range(n):
+            a, b = b, a + b
+        np.testing.assert_array_equal(first, a)
+        np.testing.assert_array_equal(second, b)
+
+
+@pytest.mark.parametrize("m", [1, 3, 6])
+def test_broadcasting_with_dynamic_and_missing_dims_runs(m: int) -> None:
+    f = pl.parse("""
+M = pl.dynamic("M")
+
+@pl.function
+def f(x: pl.Tensor[[M, 8], pl.FP32], v: pl.Tensor[[8], pl.FP32],
+      col: pl.Tensor[[M, 1], pl.FP32]) -> pl.Tensor[[M, 8], pl.FP32]:
+    y = x + v
+    z = col * v
+    return y - z
+""")
+    rng = np.random.default_rng(m)
+    x = rng.standard_normal((m, 8)).astype(np.float32)
+    v = rng.standard_normal(8).astype(np.float32)
+    col = rng.standard_normal((m, 1)).astype(np.float32)
+    out = np.full((m, 8), np.nan, np.float32)
+    run(f, x, v, col, outputs=[out])
+    np.testing.assert_allclose(out, (x + v) - col * v, rtol=1e-6, atol=1e-6)
