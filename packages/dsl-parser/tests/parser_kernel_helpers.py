@@ -33,21 +33,19 @@ def check_module(fn: Function) -> None:
     assert str(again) == str(fn.module)
 
 
-def raises_at(cls: type[ParserError], code: str, line: int, words: Iterable[str] = (),
-              col: int | None = None) -> ParserError:
-    """Parse text expecting ``cls`` at ``line`` (counted in ``code`` from 1 after the header
-    lines) whose message has every one of ``words``."""
+def raises_at(cls: type[ParserError], code: str, line: int, words: Iterable[str] = (), *,
+              col: int) -> ParserError:
+    """Parse text expecting ``cls`` at ``line:col`` (the line counted in ``code`` from 1 after
+    the header lines) whose message has every one of ``words``."""
     with pytest.raises(cls) as info:
         pl.parse(HEADER + textwrap.dedent(code).lstrip("\n"))
     err = info.value
     assert type(err) is cls, f"{type(err).__name__}: {err}"
     assert err.span is not None
-    assert err.span.begin_line == line + 2, str(err)
-    if col is not None:
-        assert err.span.begin_column == col, str(err)
+    assert (err.span.begin_line, err.span.begin_column) == (line + 2, col), str(err)
     for word in words:
         assert word in err.message, (word, err.message)
-    assert f"--> {err.span.filename}:{line + 2}:" in str(err)
+    assert f"--> {err.span.filename}:{line + 2}:{col}" in str(err)
     return err
 
 

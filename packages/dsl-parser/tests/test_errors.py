@@ -255,7 +255,7 @@ def test_text_with_no_or_several_definitions() -> None:
             def g(x: {T}):
                 return x
         """)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError, match=r"/nonexistent/kernel\.py"):
         pl.loads("/nonexistent/kernel.py")
 
 

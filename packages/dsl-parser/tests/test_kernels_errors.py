@@ -45,24 +45,24 @@ def test_a_launch_makes_a_host_function_that_can_not_use_tensor_ops() -> None:
               ["pl.add", "tensor operations are not available in a function that launches "
                          "kernels"], col=9)
     code = host("vadd_k(x, y, z, 4).launch(grid=1, block=4)\nw = x * 2.0")
-    raises_at(UnsupportedFeatureError, code, 13, ["tensor operations are not available"])
+    raises_at(UnsupportedFeatureError, code, 13, ["tensor operations are not available"], col=9)
 
 
 def test_a_host_function_returns_nothing() -> None:
     code = host("vadd_k(x, y, z, 4).launch(grid=1, block=4)\nreturn x")
-    raises_at(ParserTypeError, code, 13, ["launches kernels returns nothing"])
+    raises_at(ParserTypeError, code, 13, ["launches kernels returns nothing"], col=12)
     code = host("vadd_k(x, y, z, 4).launch(grid=1, block=4)", returns=" -> pl.Tensor[[N], pl.FP32]")
-    raises_at(ParserTypeError, code, 11, ["cannot declare results"])
+    raises_at(ParserTypeError, code, 11, ["cannot declare results"], col=94)
 
 
 def test_host_functions_only_name_scalars_and_do_not_index() -> None:
     code = host("w = x\nvadd_k(x, y, z, 4).launch(grid=1, block=4)")
-    raises_at(UnsupportedFeatureError, code, 12, ["'w' would hold a tensor"])
+    raises_at(UnsupportedFeatureError, code, 12, ["'w' would hold a tensor"], col=5)
     code = host("v = x[0]\nvadd_k(x, y, z, 4).launch(grid=1, block=4)")
-    raises_at(UnsupportedFeatureError, code, 12, ["only available inside a @pl.kernel"])
+    raises_at(UnsupportedFeatureError, code, 12, ["only available inside a @pl.kernel"], col=9)
     code = host("x[0] = 1.0\nvadd_k(x, y, z, 4).launch(grid=1, block=4)")
     raises_at(UnsupportedFeatureError, code, 12, ["storing into a tensor",
-                                                  "only available inside a @pl.kernel"])
+                                                  "only available inside a @pl.kernel"], col=5)
 
 
 def test_kernel_intrinsics_outside_kernels() -> None:
@@ -83,11 +83,12 @@ def test_launch_arity() -> None:
     raises_at(InvalidOperationError, code, 12,
               ["kernel 'vadd_k' takes 4 arguments, 3 given", "missing 'n'"], col=5)
     code = host("vadd_k(x, y, z, 4, 5).launch(grid=1, block=4)")
-    raises_at(InvalidOperationError, code, 12, ["kernel 'vadd_k' takes 4 arguments, 5 given"])
+    raises_at(InvalidOperationError, code, 12, ["kernel 'vadd_k' takes 4 arguments, 5 given"],
+              col=5)
     code = host("vadd_k(x, y, z, m=4).launch(grid=1, block=4)")
-    raises_at(InvalidOperationError, code, 12, ["kernel 'vadd_k' has no parameter 'm'"])
+    raises_at(InvalidOperationError, code, 12, ["kernel 'vadd_k' has no parameter 'm'"], col=21)
     code = host("vadd_k(x, y, z, 4, n=4).launch(grid=1, block=4)")
-    raises_at(InvalidOperationError, code, 12, ["got two values for 'n'"])
+    raises_at(InvalidOperationError, code, 12, ["got two values for 'n'"], col=24)
 
 
 def test_launch_argument_types() -> None:
@@ -101,7 +102,7 @@ def test_launch_argument_types() -> None:
     raises_at(ParserTypeError, host("vadd_k(z, z, z, 1.5).launch(grid=1, block=4)", params), 12,
               ["argument 'n'", "float literal 1.5"], col=21)
     raises_at(ParserTypeError, host("vadd_k(z, z, 4, 4).launch(grid=1, block=4)", params), 12,
-              ["argument 'z'", "expected pl.Tensor[[N], pl.FP32], given int 4"])
+              ["argument 'z'", "expected pl.Tensor[[N], pl.FP32], given int 4"], col=18)
 
 
 def test_static_shapes_must_agree() -> None:
@@ -114,7 +115,7 @@ def test_static_shapes_must_agree() -> None:
         def h(x: pl.Tensor[[32], pl.FP32]):
             k(x).launch(grid=1, block=32)
     """
-    raises_at(ParserTypeError, code, 7, ["dimension 0 is 32, not 64"])
+    raises_at(ParserTypeError, code, 7, ["dimension 0 is 32, not 64"], col=7)
 
 
 def test_scalar_argument_dtype() -> None:
@@ -123,7 +124,7 @@ def test_scalar_argument_dtype() -> None:
                        "z: pl.Tensor[[N], pl.FP32], m: pl.Scalar[pl.INT32]")
     raises_at(ParserTypeError, code, 12, ["argument 'n' of kernel 'vadd_k'",
                                           "expected pl.Scalar[pl.INDEX]",
-                                          "given pl.Scalar[pl.INT32]"])
+                                          "given pl.Scalar[pl.INT32]"], col=21)
 
 
 def test_grid_and_block_sizes() -> None:
@@ -131,28 +132,29 @@ def test_grid_and_block_sizes() -> None:
     raises_at(InvalidOperationError, host(launch.format("grid=(0,), block=32")), 12,
               ["grid size x is 0", "at least 1 block"], col=37)
     raises_at(InvalidOperationError, host(launch.format("grid=2, block=(32, -1)")), 12,
-              ["block size y is -1"])
-    err = raises_at(InvalidOperationError, host(launch.format("grid=2, block=(64, 32)")), 12)
+              ["block size y is -1"], col=50)
+    err = raises_at(InvalidOperationError, host(launch.format("grid=2, block=(64, 32)")), 12,
+                    col=45)
     assert err.message == "1 block of 2048 threads exceeds the limit of 1024 threads per block"
     raises_at(InvalidOperationError, host(launch.format("grid=2, block=(2048, x.shape[0])")), 12,
-              ["1 block of at least 2048 threads exceeds the limit of 1024"])
+              ["1 block of at least 2048 threads exceeds the limit of 1024"], col=45)
     raises_at(ParserTypeError, host(launch.format("grid=(1, 1, 1, 1), block=32")), 12,
-              ["grid= takes 1 to 3 sizes"])
+              ["grid= takes 1 to 3 sizes"], col=36)
     raises_at(ParserTypeError, host(launch.format("grid=1.5, block=32")), 12,
-              ["a grid size must be an INDEX or integer scalar or an int", "float 1.5"])
+              ["a grid size must be an INDEX or integer scalar or an int", "float 1.5"], col=36)
     raises_at(InvalidOperationError, host(launch.format("grid=1")), 12,
-              [".launch is missing block="])
+              [".launch is missing block="], col=5)
     raises_at(InvalidOperationError, host(launch.format("grid=1, block=1, shared=4")), 12,
-              [".launch has no parameter 'shared'"])
+              [".launch has no parameter 'shared'"], col=48)
     raises_at(ParserTypeError, host(launch.format("grid=1, block=1, stream=x")), 12,
-              ["stream= takes a dc.Stream parameter"])
+              ["stream= takes a dc.Stream parameter"], col=55)
 
 
 def test_a_kernel_call_without_launch() -> None:
     raises_at(InvalidOperationError, host("vadd_k(x, y, z, 4)"), 12,
               ["kernel 'vadd_k' cannot be called directly", ".launch(grid=..., block=...)"], col=5)
     code = host("vadd_k(x, y, z, 4)\nvadd_k(x, y, z, 4).launch(grid=1, block=1)")
-    raises_at(InvalidOperationError, code, 12, ["cannot be called directly"])
+    raises_at(InvalidOperationError, code, 12, ["cannot be called directly"], col=5)
 
 
 def test_constexpr_arguments_must_be_compile_time() -> None:
@@ -171,12 +173,14 @@ def test_constexpr_arguments_must_be_compile_time() -> None:
               ["argument 'B' of kernel 'k' is a dc.Constexpr[int]", "compile-time constant",
                "given pl.Scalar[pl.INDEX]"], col=10)
     raises_at(ParserTypeError, code.replace("k(x, b)", "k(x, 1.5)"), 9,
-              ["argument 'B' of kernel 'k'", "expected a value of type int"])
+              ["argument 'B' of kernel 'k'", "expected a value of type int"], col=10)
 
 
 def test_constexpr_host_parameters_need_a_value() -> None:
-    with pytest.raises(ParserTypeError, match=r"parameter 'B' is a dc\.Constexpr"):
+    with pytest.raises(ParserTypeError, match=r"parameter 'B' is a dc\.Constexpr") as info:
         pl.parse_function(kd.with_constexpr)
+    line, col = line_of(kd.__file__, "B: dc.Constexpr[int]):")
+    _assert_at(info.value, kd.__file__, line, col + len("B: "))
 
 
 def test_struct_arguments() -> None:
@@ -187,6 +191,7 @@ def test_struct_arguments() -> None:
         pl.parse_function(host_function)
     assert "argument 'p' of kernel 'affine_k': expected a Params struct, given a Affine struct" \
         in info.value.message
+    _assert_at(info.value, __file__, *line_of(__file__, "p, 8).launch(grid=1, block=8)"))
 
 
 def test_streams_are_for_host_functions() -> None:
@@ -196,7 +201,7 @@ def test_streams_are_for_host_functions() -> None:
             return x
     """
     raises_at(UnsupportedFeatureError, code, 2,
-              ["parameter 's': only a function that launches kernels can take a dc.Stream"])
+              ["parameter 's': only a function that launches kernels can take a dc.Stream"], col=38)
     code = """
         @pl.kernel
         def k(x: pl.Tensor[[4], pl.FP32], s: dc.Stream):
@@ -206,7 +211,7 @@ def test_streams_are_for_host_functions() -> None:
         def f(x: pl.Tensor[[4], pl.FP32], s: dc.Stream):
             k(x, s).launch(grid=1, block=1)
     """
-    raises_at(UnsupportedFeatureError, code, 2, ["a @pl.kernel cannot take a dc.Stream"])
+    raises_at(UnsupportedFeatureError, code, 2, ["a @pl.kernel cannot take a dc.Stream"], col=38)
 
 
 # -- kernel bodies ---------------------------------------------------------------------------------
@@ -234,35 +239,36 @@ def test_kernel_errors_point_at_the_kernel_with_a_note_at_the_launch() -> None:
 
 
 def test_tensor_constructs_in_kernels() -> None:
-    raises_at(UnsupportedFeatureError, kernel("y = pl.matmul(x, x)"), 3, ["pl.matmul"])
+    raises_at(UnsupportedFeatureError, kernel("y = pl.matmul(x, x)"), 3, ["pl.matmul"], col=9)
     raises_at(UnsupportedFeatureError, kernel("v[0] = 1\ny = x + x"), 4,
-              ["pl.add is a tensor operation"])
+              ["pl.add is a tensor operation"], col=9)
     raises_at(UnsupportedFeatureError, kernel("y = x"), 3,
-              ["'y' would hold a tensor: in a @pl.kernel only scalars can be named"])
+              ["'y' would hold a tensor: in a @pl.kernel only scalars can be named"], col=5)
     raises_at(ParserTypeError, kernel("return x[0, 0]"), 3,
               ["a @pl.kernel returns nothing"], col=12)
     raises_at(ParserTypeError, kernel("if n > 2:\n    return 1\nv[0] = 1"), 4,
-              ["a @pl.kernel returns nothing"])
+              ["a @pl.kernel returns nothing"], col=16)
     raises_at(UnsupportedFeatureError, kernel("k(x, v, n).launch(grid=1, block=1)"), 3,
-              ["a @pl.kernel cannot launch kernels"])
+              ["a @pl.kernel cannot launch kernels"], col=5)
     raises_at(InvalidOperationError, kernel("k(x, v, n)"), 3,
-              ["kernel 'k' cannot be called inside a @pl.kernel"])
+              ["kernel 'k' cannot be called inside a @pl.kernel"], col=5)
     raises_at(UnsupportedFeatureError, kernel("for i in range(4):\n    return\nv[0] = 1"), 4,
-              ["return inside a loop"])
+              ["return inside a loop"], col=9)
 
 
 def test_indexing_errors() -> None:
     raises_at(ParserTypeError, kernel("a = x[1]"), 3,
               ["'x' has rank 2 (pl.Tensor[[8, 4], pl.FP32]) but 1 index is given"], col=9)
-    raises_at(ParserTypeError, kernel("a = v[1, 2]"), 3, ["rank 1", "2 indices are given"])
+    raises_at(ParserTypeError, kernel("a = v[1, 2]"), 3, ["rank 1", "2 indices are given"], col=9)
     raises_at(ParserTypeError, kernel("a = n[0]"), 3,
-              ["'n' is a pl.Scalar[pl.INDEX]: only tensor parameters can be indexed"])
+              ["'n' is a pl.Scalar[pl.INDEX]: only tensor parameters can be indexed"], col=9)
     raises_at(ParserTypeError, kernel("a = x[0, 1.5]"), 3,
               ["an index must be an INDEX or integer scalar or an int, got float 1.5"], col=14)
-    raises_at(ParserTypeError, kernel("a = x[0, -1]"), 3, ["an index -1 is negative"])
-    raises_at(UnsupportedFeatureError, kernel("a = x[0:2, 1]"), 3, ["slices are not supported"])
+    raises_at(ParserTypeError, kernel("a = x[0, -1]"), 3, ["an index -1 is negative"], col=14)
+    raises_at(UnsupportedFeatureError, kernel("a = x[0:2, 1]"), 3, ["slices are not supported"],
+              col=11)
     raises_at(ParserTypeError, kernel("a = x[0, 0] < 1.0\nb = x[a, 0]"), 4,
-              ["an index must be an INDEX or integer scalar", "pl.Scalar[pl.BOOL]"])
+              ["an index must be an INDEX or integer scalar", "pl.Scalar[pl.BOOL]"], col=11)
 
 
 def test_store_errors() -> None:
@@ -271,19 +277,19 @@ def test_store_errors() -> None:
     raises_at(ParserTypeError, kernel("v[0] = x[0, 0]"), 3,
               ["cannot store a pl.Scalar[pl.FP32] into 'v' whose elements are pl.INT32"], col=5)
     raises_at(ParserTypeError, kernel("v[0] = 1.5"), 3,
-              ["cannot store into 'v'", "float literal 1.5"])
-    raises_at(ParserTypeError, kernel("x[0] = 1.0"), 3, ["rank 2", "1 index is given"])
-    raises_at(ParserTypeError, kernel("v[0] = 3000000000"), 3, ["out of range for pl.INT32"])
+              ["cannot store into 'v'", "float literal 1.5"], col=5)
+    raises_at(ParserTypeError, kernel("x[0] = 1.0"), 3, ["rank 2", "1 index is given"], col=5)
+    raises_at(ParserTypeError, kernel("v[0] = 3000000000"), 3, ["out of range for pl.INT32"], col=5)
 
 
 def test_intrinsic_arguments() -> None:
     raises_at(ParserTypeError, kernel("i = pl.thread_id(3)"), 3,
               ["pl.thread_id takes the dimension 0, 1 or 2"], col=22)
-    raises_at(InvalidOperationError, kernel("i = pl.block_id()"), 3, ["takes one argument"])
+    raises_at(InvalidOperationError, kernel("i = pl.block_id()"), 3, ["takes one argument"], col=9)
     raises_at(ParserTypeError, kernel("i = pl.ceil_div(x[0, 0], 2.0)"), 3,
-              ["pl.ceil_div takes INDEX or integer scalars"])
+              ["pl.ceil_div takes INDEX or integer scalars"], col=9)
     raises_at(ParserTypeError, kernel("i = pl.min(n, v[0])"), 3,
-              ["pl.min: the operands have different types"])
+              ["pl.min: the operands have different types"], col=9)
 
 
 def test_kernel_parameter_errors() -> None:
@@ -296,11 +302,12 @@ def test_kernel_parameter_errors() -> None:
         def h(x: pl.Tensor[[4], pl.FP32]):
             k(x).launch(grid=1, block=1)
     """
-    raises_at(ParserTypeError, code, 2, ["parameter 'x' of kernel 'k' has no type annotation"])
+    raises_at(ParserTypeError, code, 2, ["parameter 'x' of kernel 'k' has no type annotation"],
+              col=7)
     raises_at(ParserTypeError, code.replace("def k(x):", "def k(x: int):"), 2,
-              ["the annotation of parameter 'x' of kernel 'k' is not a DSL type"])
+              ["the annotation of parameter 'x' of kernel 'k' is not a DSL type"], col=10)
     raises_at(UnsupportedFeatureError, code.replace("def k(x):", "def k(x: pl.FP32 = 1.0):"), 2,
-              ["default values"])
+              ["default values"], col=20)
 
 
 def test_kernels_are_not_program_methods() -> None:
@@ -314,7 +321,8 @@ def test_kernels_are_not_program_methods() -> None:
             def f(self, x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
                 return x
     """
-    raises_at(UnsupportedFeatureError, code, 4, ["kernel 'k' is defined inside a program class"])
+    raises_at(UnsupportedFeatureError, code, 4, ["kernel 'k' is defined inside a program class"],
+              col=5)
 
 
 def test_errors_in_python_kernels_use_the_real_file_lines() -> None:
@@ -331,7 +339,7 @@ def test_errors_in_python_kernels_use_the_real_file_lines() -> None:
 
 def test_code_after_an_early_return() -> None:
     raises_at(ParserSyntaxError, kernel("if n > 2:\n    return\nelse:\n    return\nv[0] = 1"), 7,
-              ["code after return is not allowed"])
+              ["code after return is not allowed"], col=5)
 
 
 def test_host_functions_of_programs_are_not_called() -> None:
@@ -351,9 +359,9 @@ def test_host_functions_of_programs_are_not_called() -> None:
     """
     calls_host = program.format(f="self.h(x)\n                return x", h="")
     raises_at(UnsupportedFeatureError, calls_host, 8,
-              ["self.h(...): 'h' launches kernels, so it cannot be called"])
+              ["self.h(...): 'h' launches kernels, so it cannot be called"], col=9)
     raises_at(UnsupportedFeatureError, program.format(f="return x", h="self.f(x)"), 12,
-              ["a function that launches kernels cannot call other functions"])
+              ["a function that launches kernels cannot call other functions"], col=9)
 
 
 def test_a_kernel_without_source() -> None:
@@ -364,5 +372,13 @@ def test_a_kernel_without_source() -> None:
     def host_function(x: pl.Tensor[[4], pl.FP32]) -> None:
         made(x).launch(grid=1, block=1)
 
-    with pytest.raises(InvalidOperationError, match="kernel 'made' cannot be parsed"):
+    with pytest.raises(InvalidOperationError, match="kernel 'made' cannot be parsed") as info:
         pl.parse_function(host_function)
+    _assert_at(info.value, __file__, *line_of(__file__, "made(x).launch(grid=1, block=1)"))
+
+
+def _assert_at(err: ParserError, filename: str, line: int, col: int) -> None:
+    """The error points at ``filename:line:col``."""
+    assert err.span is not None and err.span.filename == filename, str(err)
+    assert (err.span.begin_line, err.span.begin_column) == (line, col), str(err)
+    assert f"--> {filename}:{line}:{col}" in str(err)

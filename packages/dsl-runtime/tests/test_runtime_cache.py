@@ -80,9 +80,60 @@ def test_keys_cover_specialization_options_and_versions(monkeypatch: pytest.Monk
         keys.component_versions.cache_clear()
 
 
-def test_constants_named_by_the_function_enter_the_key() -> None:
-    ident = keys.function_identity(k.repeat_add.__wrapped__)
-    assert ident is not None
+# The constant's value comes from the environment: the source text is the same in every
+# process, only the value differs (so only the constant itself can change the key).
+SCALED = textwrap.dedent("""
+    import os
+    import dsl_parser.language as pl
+    from dsl_runtime import jit
+    N = pl.dynamic("N")
+    SCALE = float(os.environ["SCALE"])
+
+    @jit
+    def scaled(x: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:
+        return pl.mul(x, SCALE)
+""")
+SCALED_RUN = textwrap.dedent("""
+    import sys, numpy as np
+    sys.path.insert(0, {here!r})
+    import scaled_kernel as m
+    x = np.arange(8, dtype=np.float32)
+    print("RESULT", *m.scaled(x).tolist(), "SOURCE", m.scaled.compile(x).source)
+""")
+
+
+def _scaled_child(work: Path, cache_dir: Path, scale: str) -> tuple[list[float], str]:
+    env = {**os.environ, "DSL_CACHE_DIR": str(cache_dir), "SCALE": scale}
+    proc = subprocess.run([sys.executable, "-c", SCALED_RUN.format(here=str(work))], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    words = proc.stdout.split()
+    return [float(w) for w in words[1:words.index("SOURCE")]], words[-1]
+
+
+def test_constants_named_by_the_function_enter_the_key(tmp_path: Path, _isolated_cache: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "scaled_kernel.py").write_text(SCALED)
+    x = np.arange(8, dtype=np.float32)
+    result, source = _scaled_child(tmp_path, _isolated_cache, "2.0")
+    assert (result, source) == ((x * 2).tolist(), "compiled")
+    # Same source, another value: a new entry with the new value, never the cached x * 2.
+    result, source = _scaled_child(tmp_path, _isolated_cache, "3.0")
+    assert (result, source) == ((x * 3).tolist(), "compiled")
+    result, source = _scaled_child(tmp_path, _isolated_cache, "2.0")
+    assert (result, source) == ((x * 2).tolist(), "disk-cache")
+    assert len(cache.entries()) == 2
+    # In process: the identity holds the value the code names, and only that.
+    monkeypatch.setenv("SCALE", "2.0")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import scaled_kernel  # type: ignore[import-not-found]
+
+    fn = scaled_kernel.scaled.__wrapped__
+    assert keys.referenced_constants(fn) == [("SCALE", "2.0")]
+    before = keys.function_identity(fn)
+    monkeypatch.setattr(scaled_kernel, "SCALE", 3.0)
+    assert keys.referenced_constants(fn) == [("SCALE", "3.0")]
+    assert keys.function_identity(fn) != before
     assert keys.referenced_constants(k.scale_add.__wrapped__) == []
 
 

@@ -145,8 +145,11 @@ def test_dsl_parser_works_without_the_runtime(wheels: Path) -> None:
     assert {"dsl-mlir", "dsl-parser"} == {d for d in _installed(py) if d.startswith("dsl")}
     _absent(py, "dsl_core", "dsl_runtime")
     script = textwrap.dedent("""
+        import ctypes
+        import numpy as np
         import dsl_mlir
         import dsl_parser.language as pl
+        from dsl_mlir.runtime import get_ranked_memref_descriptor as desc
         from dsl_parser import structural_equal
 
         @pl.function
@@ -155,7 +158,12 @@ def test_dsl_parser_works_without_the_runtime(wheels: Path) -> None:
 
         assert "dsl.add" in str(f)
         assert structural_equal(pl.parse(f.as_python()), f)
-        assert "llvm.func @f" in str(dsl_mlir.lower(f.module))
+        x = np.arange(32, dtype=np.float32).reshape(4, 8)
+        y = np.full((4, 8), 0.5, np.float32)
+        z = np.zeros((4, 8), np.float32)
+        engine = dsl_mlir.jit(dsl_mlir.lower(f.module))
+        engine.invoke("f", *[ctypes.pointer(ctypes.pointer(desc(a))) for a in (x, y, z)])
+        assert (z == x * 2.0 + y).all(), z
         print("PARSER_OK")
     """)
     work = WORK / "layer-parser" / "kernel.py"  # @pl.function reads its source from a file
