@@ -71,10 +71,18 @@ def test_non_finite_floats_keep_their_bits(literal: str, dtype: str, mlir: str) 
     assert mlir in str(pl.parse(printed))
 
 
+#: The dtypes in which a value of the round-trip test is out of range (it would round
+#: to infinity: FP16 stops at 65504, BF16 at 3.3895e38, FP32 at 3.4028235e38).
+OVERFLOWS = {3.4028234663852886e38: {"FP16", "BF16"},
+             1.7976931348623157e308: {"FP16", "BF16", "FP32"}}
+
+
 @pytest.mark.parametrize("value", [0.1, -0.0, 1e-45, 3.4028234663852886e38, 1 / 3, 5e-324,
                                    1.7976931348623157e308])
 def test_finite_floats_round_trip_bit_exactly(value: float) -> None:
     for dtype in ("FP32", "FP64", "FP16", "BF16"):
+        if dtype in OVERFLOWS.get(value, ()):
+            continue  # a ParserTypeError: see test_out_of_range_float_constants_are_errors
         f = fn(f"""
             @pl.function
             def f(x: pl.Tensor[[2], pl.FP32]):
