@@ -26,7 +26,8 @@ SCALAR_FORMS = frozenset({"cast"})
 def _scalar_form(rule: OpRule, args: Sequence[object], kwargs: dict[str, object]) -> bool:
     """A call of a ``SCALAR_FORMS`` op whose first argument is a scalar value."""
     first = args[0] if args else kwargs.get(rule.params[0].name)
-    return rule.key in SCALAR_FORMS and isinstance(first, TypedValue) and not first.is_tensor
+    scalar = isinstance(first, Dynamic) or (isinstance(first, TypedValue) and not first.is_tensor)
+    return rule.key in SCALAR_FORMS and scalar
 
 
 class OpParser:
@@ -127,6 +128,9 @@ class OpParser:
         return bound, nodes
 
     def _check(self, rule: OpRule, param: Param, value: object, node: ast.AST) -> object:
+        if isinstance(value, Dynamic) and value.name is not None and \
+                param.kind in (Arg.OPERAND, Arg.VALUE):  # a named size as an INDEX value
+            value = self.state.materialize(value, node, INDEX)
         ok, converted = _CHECKS[param.kind](value)
         if value is None and param.default is not None:
             ok = False
