@@ -112,3 +112,32 @@ def test_data_as_an_index_in_a_kernel() -> None:
     dst = np.zeros(100, np.float32)
     jit(defs.gather)(src, idx, dst)
     np.testing.assert_array_equal(dst, src[idx])
+
+
+@pytest.mark.parametrize(("expr", "rows"), [
+    ("x[0:-2]", slice(0, -2)), ("x[-3:]", slice(-3, None)), ("x[-5:-1]", slice(-5, -1)),
+    ("x[2:-2, -3:]", (slice(2, -2), slice(-3, None))),
+])
+def test_negative_slices_of_static_shapes(expr: str, rows: object) -> None:
+    x = np.arange(10 * 6, dtype=np.float32).reshape(10, 6)
+    want = x[rows]  # type: ignore[index]
+    f = compile_fn(f"""
+        @pl.function
+        def f(x: pl.Tensor[[10, 6], pl.FP32]) -> pl.Tensor[{list(want.shape)}, pl.FP32]:
+            return {expr}
+    """)
+    np.testing.assert_array_equal(f(x), want)
+
+
+@pytest.mark.parametrize("n", [5, 9, 64])
+def test_negative_slices_of_a_dynamic_dimension(n: int) -> None:
+    """The offset is read from the run-time size: the last 3 rows, and rows -5..-1."""
+    f = compile_fn("""
+        N = pl.dynamic("N")
+
+        @pl.function
+        def f(x: pl.Tensor[[N, 4], pl.INT32]) -> pl.Tensor[[3, 4], pl.INT32]:
+            return pl.add(x[-3:], x[-5:-2])
+    """)
+    x = np.arange(n * 4, dtype=np.int32).reshape(n, 4)
+    np.testing.assert_array_equal(f(x), x[-3:] + x[-5:-2])
