@@ -35,3 +35,20 @@ def gather(src: pl.Tensor[[N], pl.FP32], idx: pl.Tensor[[N], pl.INT32],
            dst: pl.Tensor[[N], pl.FP32]):
     gather_k(src, idx, dst, src.shape[0]).launch(grid=(pl.ceil_div(src.shape[0], 64),),
                                                  block=(64,))
+
+
+@pl.kernel
+def unsigned_k(x: pl.Tensor[[N], pl.UINT8], y: pl.Tensor[[N], pl.UINT8],
+               z: pl.Tensor[[N], pl.UINT8], f: pl.Tensor[[N], pl.FP32], n: pl.Scalar[pl.INDEX]):
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if i < n:
+        if x[i] > y[i]:
+            z[i] = x[i] // y[i]
+        else:
+            z[i] = pl.max(x[i], y[i])
+        f[i] = pl.cast(x[i], pl.FP32)
+
+
+def unsigned_elements(x: pl.Tensor[[N], pl.UINT8], y: pl.Tensor[[N], pl.UINT8],
+                      z: pl.Tensor[[N], pl.UINT8], f: pl.Tensor[[N], pl.FP32]):
+    unsigned_k(x, y, z, f, x.shape[0]).launch(grid=(pl.ceil_div(x.shape[0], 32),), block=(32,))

@@ -209,3 +209,15 @@ def test_signed_matmul_still_sign_extends() -> None:
     """)
     a = np.array([[-56, 3], [1, -1]], np.int8)
     np.testing.assert_array_equal(f(a, a), a.astype(np.int32) @ a.astype(np.int32))
+
+
+def test_unsigned_elements_in_a_kernel() -> None:
+    """Kernel scalars of UINT8 elements: unsigned compare, division, max and cast."""
+    import runtime_index_defs as defs
+
+    a, b = operands("UINT8")
+    x, y = a.ravel(), np.where(b.ravel() == 0, 1, b.ravel()).astype(np.uint8)
+    z, f = np.zeros_like(x), np.zeros(x.shape, np.float32)
+    jit(defs.unsigned_elements)(x, y, z, f)
+    np.testing.assert_array_equal(z, np.where(x > y, x // y, np.maximum(x, y)))
+    np.testing.assert_array_equal(f, x.astype(np.float32))
