@@ -10,6 +10,7 @@
 #include "dsl/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -63,6 +64,25 @@ void tagStatic(Operation *op) {
     return;
   op->setAttr(kVectorSizes, DenseI64ArrayAttr::get(
                                 op->getContext(), linalgOp.getStaticLoopRanges()));
+}
+
+/// Partial-reduction tiling clones the op's body into each chunk without
+/// shifting its `linalg.index` ops (unlike ordinary tiling): an index-dependent
+/// body (a fused `dsl.arange`) would restart at 0 in every chunk. Adds the
+/// chunk loop's induction variable to the indices of dimension `inner`.
+void offsetChunkIndices(RewriterBase &rewriter, Operation *tiled,
+                        MutableArrayRef<LoopLikeOpInterface> loops,
+                        int64_t inner) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled);
+  auto loop = loops.empty() ? scf::ForOp()
+                            : dyn_cast<scf::ForOp>(loops.front().getOperation());
+  if (!linalgOp || !loop || !linalgOp.hasIndexSemantics())
+    return;
+  SmallVector<OpFoldResult> offsets(linalgOp.getNumLoops(),
+                                    rewriter.getIndexAttr(0));
+  offsets[inner] = loop.getInductionVar();
+  rewriter.setInsertionPoint(tiled);
+  linalg::offsetIndices(rewriter, linalgOp, offsets);
 }
 
 bool isMatmul(linalg::LinalgOp op) {
@@ -195,8 +215,10 @@ struct DslTileForVectors
     rewriter.replaceOp(*row, tiled->replacements);
     SmallVector<int64_t> vectorSizes(ranges.size(), 1);
     vectorSizes.back() = chunk;
-    for (Operation *t : tiled->tiledOps)
+    for (Operation *t : tiled->tiledOps) {
       t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vectorSizes));
+      offsetChunkIndices(rewriter, t, tiled->loops, inner);
+    }
     for (Value init : tiled->initialValues)
       tagStatic(init.getDefiningOp());
     for (Operation *merge : tiled->mergeOps)

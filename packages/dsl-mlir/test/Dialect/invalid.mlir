@@ -569,3 +569,27 @@ func.func @concat_none() {
   %0 = "dsl.concat"() <{axis = 0 : i64}> : () -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @unsigned_floats(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'dsl.maximum' op `is_unsigned` requires integer elements, got tensor<4xf32>}}
+  %0 = dsl.maximum %a, %a {is_unsigned} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unsigned_float_cast_result(%a: tensor<4xi8>) {
+  // expected-error @+1 {{'dsl.cast' op `result_unsigned` requires integer elements, got tensor<4xf32>}}
+  %0 = dsl.cast %a {result_unsigned} : tensor<4xi8> to tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unsigned_float_reduction(%a: tensor<4x8xf16>) {
+  // expected-error @+1 {{'dsl.max' op `is_unsigned` requires integer elements, got tensor<4x8xf16>}}
+  %0 = dsl.max %a [1] {is_unsigned} : tensor<4x8xf16> -> tensor<4xf16>
+  return
+}

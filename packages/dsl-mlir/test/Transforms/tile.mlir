@@ -98,3 +98,31 @@ func.func @row_max(%x: tensor<100x70xf32>, %init: tensor<100xf32>) -> tensor<100
   } -> tensor<100xf32>
   return %0 : tensor<100xf32>
 }
+
+// -----
+
+// A row reduction over an index-dependent body (a fused arange): every chunk
+// reads its own positions, the chunk loop's induction variable plus the
+// position in the chunk (partial-reduction tiling alone would restart at 0).
+// CHECK-LABEL: func.func @row_sum_of_index
+// CHECK: scf.for %[[IV:.*]] = %c0 to %c64 step %c16
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: affine.apply #{{.*}}(%[[IV]])[%[[I]]]
+// The peeled last chunk starts at 64.
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: affine.apply #{{.*}}()[%[[J]]]
+#in2 = affine_map<(d0, d1) -> (d0, d1)>
+#out2 = affine_map<(d0, d1) -> (d0)>
+func.func @row_sum_of_index(%x: tensor<4x70xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.generic {indexing_maps = [#in2, #out2], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x70xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %i = linalg.index 1 : index
+    %c = arith.index_cast %i : index to i64
+    %f = arith.sitofp %c : i64 to f32
+    %p = arith.mulf %a, %f : f32
+    %s = arith.addf %p, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -52,6 +52,23 @@ def double_bits(value: float) -> int:
     return int(struct.unpack("<Q", struct.pack("<d", value))[0])
 
 
+def largest_finite(dtype: DType) -> float:
+    """The largest finite value of a float dtype."""
+    exp_bits, mant_bits = _FORMATS[dtype.name]
+    bias = (1 << (exp_bits - 1)) - 1
+    return (2.0 - 2.0 ** -mant_bits) * 2.0 ** bias
+
+
+def overflows(value: float, dtype: DType) -> bool:
+    """Whether a finite ``value`` rounds to infinity in ``dtype`` (round to nearest even:
+    from half an ulp above the largest finite value, whose mantissa is odd)."""
+    if dtype.name == "FP64" or not math.isfinite(value):
+        return False
+    exp_bits, mant_bits = _FORMATS[dtype.name]
+    bias = (1 << (exp_bits - 1)) - 1
+    return abs(value) >= largest_finite(dtype) + 2.0 ** (bias - mant_bits - 1)
+
+
 def _narrow(bits64: int, dtype: DType) -> int:
     """A non-finite binary64 pattern in ``dtype``'s format (sign, payload's top bits)."""
     exp_bits, mant_bits = _FORMATS[dtype.name]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NoReturn, Protocol
 
+from . import scalar_casts
 from ._mlir import Value, dsl, ir, tensor
 from .errors import ParserError, ParserTypeError
 from .types import (
@@ -143,6 +144,16 @@ class OpRule:
     def key(self) -> str:
         """Its key: the name in ``OPS`` for ``pl`` ops, the qualified name in ``EXTENSION_OPS``."""
         return self.name if self.namespace == "pl" else self.qualname
+
+
+# -- signedness -----------------------------------------------------------------------
+# MLIR integers are signless: a UINTn tensor is a tensor of iN, and the dsl op that
+# reads it carries ``is_unsigned`` (``source_unsigned``/``result_unsigned`` on dsl.cast) so
+# that its lowering uses unsigned semantics (divui, maxui, ult, extui, uitofp, fptoui).
+# Every emit of an op whose meaning depends on signedness passes ``**_sign(dtype)``.
+def _sign(dtype: DType, attr: str = "is_unsigned") -> dict[str, bool]:
+    """``{attr: True}`` for an unsigned integer dtype, else nothing."""
+    return {attr: True} if dtype.kind == "uint" else {}
 
 
 # -- shared checks -------------------------------------------------------------------
@@ -276,7 +287,8 @@ def _binary(name: str, op_class: Callable[..., object], what: str,
         lhs = _operand_value(call, "lhs", t.dtype)
         rhs = _operand_value(call, "rhs", t.dtype)
         ctx = call.ctx
-        return op_class(ctx.mlir_type(t), lhs, rhs, loc=ctx.loc, ip=ctx.ip).result  # type: ignore[attr-defined]
+        return op_class(ctx.mlir_type(t), lhs, rhs, **_sign(t.dtype),  # type: ignore[attr-defined]
+                        loc=ctx.loc, ip=ctx.ip).result
 
     def spell(s: Spelling) -> str:
         dtype = s.result_type().dtype
@@ -295,7 +307,8 @@ def _unary(name: str, op_class: Callable[..., object], what: str, floats: bool) 
             _floats_only(call, t)
         return t
 
-    return OpRule(name, f"dsl.{name}", (Param("x", Arg.TENSOR),), infer, _emit_unary(op_class),
+    return OpRule(name, f"dsl.{name}", (Param("x", Arg.TENSOR),), infer,
+                  _emit_unary(op_class, lambda x, t: _sign(x.dtype)),
                   lambda s: f"pl.{name}({s.operand(0)})", f"Elementwise {what}.")
 
 
@@ -327,7 +340,8 @@ def _emit_matmul(call: OpCall, t: PlType) -> Value:
     assert isinstance(lhs, TypedValue) and isinstance(rhs, TypedValue)
     return dsl.MatmulOp(ctx.mlir_type(t), lhs.value, rhs.value,
                         a_trans=True if call["a_trans"] else None,
-                        b_trans=True if call["b_trans"] else None, loc=ctx.loc, ip=ctx.ip).result
+                        b_trans=True if call["b_trans"] else None, **_sign(lhs.dtype),
+                        loc=ctx.loc, ip=ctx.ip).result
 
 
 def _spell_matmul(s: Spelling) -> str:
@@ -342,20 +356,44 @@ def _spell_matmul(s: Spelling) -> str:
 
 # -- cast, slice ------------------------------------------------------------------------------
 def _infer_cast(call: OpCall) -> PlType:
-    target = call["target_type"]
+    target, x = call["target_type"], call["x"]
     assert isinstance(target, DType)
+    if not isinstance(x, TypedValue):  # a scalar cast converts a value; numbers use pl.const
+        call.fail("x", f"expected a tensor or a scalar value, got {x!r} "
+                       f"(use pl.const({x!r}, {target!r}) for a typed constant)")
+    if not x.is_tensor:  # scalars, INDEX included: see scalar_casts
+        return ScalarType(target)
     if target.kind == "index":
         call.fail("target_type", "tensors of INDEX are not supported")
     return TensorType(_tensor(call, "x").shape, target)
 
 
-def _emit_unary(op_class: Callable[..., object]) -> Callable[[OpCall, PlType], Value]:
+def _emit_cast(call: OpCall, t: PlType) -> Value:
+    x = call["x"]
+    assert isinstance(x, TypedValue)
+    if x.is_tensor:
+        return _emit_unary(dsl.CastOp, _cast_signs)(call, t)
+    ctx = call.ctx
+    return scalar_casts.convert(x.value, x.dtype, t.dtype, loc=ctx.loc, ip=ctx.ip)
+
+
+def _emit_unary(op_class: Callable[..., object],
+                attrs: Callable[[TypedValue, PlType], dict[str, bool]] | None = None
+                ) -> Callable[[OpCall, PlType], Value]:
+    """Emits ``op_class(x)``; ``attrs(x, result type)`` adds unit attributes (signedness)."""
     def emit(call: OpCall, t: PlType) -> Value:
         x = call["x"]
         assert isinstance(x, TypedValue)
         ctx = call.ctx
-        return op_class(ctx.mlir_type(t), x.value, loc=ctx.loc, ip=ctx.ip).result  # type: ignore[attr-defined]
+        extra = attrs(x, t) if attrs is not None else {}
+        return op_class(ctx.mlir_type(t), x.value, **extra,  # type: ignore[attr-defined]
+                        loc=ctx.loc, ip=ctx.ip).result
     return emit
+
+
+def _cast_signs(x: TypedValue, t: PlType) -> dict[str, bool]:
+    """dsl.cast's ``source_unsigned`` / ``result_unsigned`` for UINT source / result dtypes."""
+    return {**_sign(x.dtype, "source_unsigned"), **_sign(t.dtype, "result_unsigned")}
 
 
 def _infer_slice(call: OpCall) -> PlType:
@@ -519,7 +557,8 @@ def _reduction(name: str, op_class: Callable[..., object], what: str,
         assert isinstance(x, TypedValue) and isinstance(x.type, TensorType)
         axes = _reduced_axes(call, x.type)
         return op_class(ctx.mlir_type(t), x.value, axes,  # type: ignore[attr-defined]
-                        keepdim=True if call["keepdim"] else None, loc=ctx.loc, ip=ctx.ip).result
+                        keepdim=True if call["keepdim"] else None, **_sign(x.type.dtype),
+                        loc=ctx.loc, ip=ctx.ip).result
 
     def spell(s: Spelling) -> str:
         attrs = s.op.attributes  # type: ignore[attr-defined]
@@ -552,7 +591,8 @@ def _emit_argmax(call: OpCall, t: PlType) -> Value:
     assert isinstance(x, TypedValue) and isinstance(x.type, TensorType)
     assert isinstance(axis, int) and x.type.rank
     return dsl.ArgmaxOp(ctx.mlir_type(t), x.value, axis % x.type.rank,
-                        keepdim=True if call["keepdim"] else None, loc=ctx.loc, ip=ctx.ip).result
+                        keepdim=True if call["keepdim"] else None, **_sign(x.type.dtype),
+                        loc=ctx.loc, ip=ctx.ip).result
 
 
 def _spell_argmax(s: Spelling) -> str:
@@ -575,7 +615,8 @@ def _compare(name: str) -> OpRule:
         dtype = _element_dtype(call, ("lhs", "rhs"))
         lhs, rhs = _operand_value(call, "lhs", dtype), _operand_value(call, "rhs", dtype)
         predicate = getattr(dsl.CmpPredicate, name)
-        return dsl.CmpOp(ctx.mlir_type(t), predicate, lhs, rhs, loc=ctx.loc, ip=ctx.ip).result
+        return dsl.CmpOp(ctx.mlir_type(t), predicate, lhs, rhs, **_sign(dtype),
+                         loc=ctx.loc, ip=ctx.ip).result
 
     return OpRule(name, "dsl.cmp" if name == "eq" else None,
                   (Param("lhs", Arg.OPERAND), Param("rhs", Arg.OPERAND)), infer, emit,
@@ -924,10 +965,11 @@ OPS: dict[str, OpRule] = _table(
            _infer_matmul, _emit_matmul, _spell_matmul,
            "2-D matrix product, optionally transposing either operand; "
            "out_dtype widens the result."),
-    OpRule("cast", "dsl.cast", (Param("x", Arg.TENSOR), Param("target_type", Arg.DTYPE)),
-           _infer_cast, _emit_unary(dsl.CastOp),
+    OpRule("cast", "dsl.cast", (Param("x", Arg.OPERAND), Param("target_type", Arg.DTYPE)),
+           _infer_cast, _emit_cast,
            lambda s: f"pl.cast({s.operand(0)}, target_type={s.result_type().dtype!r})",
-           "Elementwise conversion to another dtype."),
+           "Conversion to another dtype: elementwise for a tensor; a scalar (INDEX "
+           "included) becomes a scalar of target_type."),
     OpRule("slice", "dsl.slice",
            (Param("x", Arg.TENSOR), Param("sizes", Arg.SHAPE), Param("offsets", Arg.OFFSETS)),
            _infer_slice, _emit_slice, _spell_slice,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ._mlir import Value
-from .floats import Float64Bits
+from .floats import Float64Bits, largest_finite, overflows
 from .types import BOOL, FP32, INDEX, DType, PlType, TensorType
 
 
@@ -63,17 +63,28 @@ def literal_problem(value: object, dtype: DType) -> str | None:
     if isinstance(value, (float, Float64Bits)):
         if not dtype.is_float:
             return f"float literal {float(value)!r} used where {dtype!r} is expected"
-        return None
+        return _float_range_problem(float(value), dtype)
     if not isinstance(value, int):
         return f"{value!r} is not a number"
     if dtype.is_float:
-        return None
+        try:
+            return _float_range_problem(float(value), dtype)
+        except OverflowError:
+            return f"literal {value} is out of range for {dtype!r}"
     if dtype.kind == "bool":
         return None if value in (0, 1) else f"{value} is not a BOOL value (0 or 1)"
     low, high = _int_range(dtype)
     if not low <= value <= high:
         return f"literal {value} is out of range for {dtype!r} ({low}..{high})"
     return None
+
+
+def _float_range_problem(value: float, dtype: DType) -> str | None:
+    """A finite value that would round to infinity in ``dtype`` (None when it fits)."""
+    if not overflows(value, dtype):
+        return None
+    return (f"literal {value!r} is out of range for {dtype!r} (it would become infinity; "
+            f"the largest finite value is {largest_finite(dtype)!r})")
 
 
 def _int_range(dtype: DType) -> tuple[int, int]:

@@ -32,6 +32,14 @@ Value floatOrInt(OpBuilder &b, Location loc, ValueRange a) {
   return IntOp::create(b, loc, a);
 }
 
+/// The float, signed or unsigned (`isUnsigned`) integer form of an op.
+template <typename FloatOp, typename SignedOp, typename UnsignedOp>
+Value bySign(OpBuilder &b, Location loc, ValueRange a, bool isUnsigned) {
+  if (!isFloat(a[0]) && isUnsigned)
+    return UnsignedOp::create(b, loc, a);
+  return floatOrInt<FloatOp, SignedOp>(b, loc, a);
+}
+
 /// Signed division that never traps: x / 0 is 0 and MIN / -1 is MIN (as in
 /// numpy), instead of the undefined behaviour (SIGFPE on x86) of arith.divsi.
 Value safeDivSI(OpBuilder &b, Location loc, Value x, Value y) {
@@ -54,6 +62,17 @@ Value safeDivSI(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::SelectOp::create(b, loc, byZero, zero, q);
 }
 
+/// Unsigned division that never traps: x / 0 is 0 (as in numpy).
+Value safeDivUI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+  Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 1));
+  Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value divisor = arith::SelectOp::create(b, loc, byZero, one, y);
+  Value q = arith::DivUIOp::create(b, loc, x, divisor);
+  return arith::SelectOp::create(b, loc, byZero, zero, q);
+}
+
 arith::CmpFPredicate floatPredicate(CmpPredicate p) {
   switch (p) {
   case CmpPredicate::eq: return arith::CmpFPredicate::OEQ;
@@ -66,14 +85,15 @@ arith::CmpFPredicate floatPredicate(CmpPredicate p) {
   llvm_unreachable("unknown dsl.cmp predicate");
 }
 
-arith::CmpIPredicate intPredicate(CmpPredicate p) {
+arith::CmpIPredicate intPredicate(CmpPredicate p, bool isUnsigned) {
+  using P = arith::CmpIPredicate;
   switch (p) {
-  case CmpPredicate::eq: return arith::CmpIPredicate::eq;
-  case CmpPredicate::ne: return arith::CmpIPredicate::ne;
-  case CmpPredicate::lt: return arith::CmpIPredicate::slt;
-  case CmpPredicate::le: return arith::CmpIPredicate::sle;
-  case CmpPredicate::gt: return arith::CmpIPredicate::sgt;
-  case CmpPredicate::ge: return arith::CmpIPredicate::sge;
+  case CmpPredicate::eq: return P::eq;
+  case CmpPredicate::ne: return P::ne;
+  case CmpPredicate::lt: return isUnsigned ? P::ult : P::slt;
+  case CmpPredicate::le: return isUnsigned ? P::ule : P::sle;
+  case CmpPredicate::gt: return isUnsigned ? P::ugt : P::sgt;
+  case CmpPredicate::ge: return isUnsigned ? P::uge : P::sge;
   }
   llvm_unreachable("unknown dsl.cmp predicate");
 }
@@ -91,7 +111,9 @@ Value scalar(LogOp, B &b, L l, A a) { return math::LogOp::create(b, l, a[0]); }
 Value scalar(SqrtOp, B &b, L l, A a) { return math::SqrtOp::create(b, l, a[0]); }
 Value scalar(RsqrtOp, B &b, L l, A a) { return math::RsqrtOp::create(b, l, a[0]); }
 Value scalar(TanhOp, B &b, L l, A a) { return math::TanhOp::create(b, l, a[0]); }
-Value scalar(AbsOp, B &b, L l, A a) {
+Value scalar(AbsOp op, B &b, L l, A a) {
+  if (op.getIsUnsigned()) // |x| = x
+    return a[0];
   return floatOrInt<math::AbsFOp, math::AbsIOp>(b, l, a);
 }
 Value scalar(NegOp, B &b, L l, A a) {
@@ -99,7 +121,9 @@ Value scalar(NegOp, B &b, L l, A a) {
     return arith::NegFOp::create(b, l, a[0]);
   return arith::SubIOp::create(b, l, zeroOf(b, l, a[0].getType()), a[0]);
 }
-Value scalar(ReluOp, B &b, L l, A a) {
+Value scalar(ReluOp op, B &b, L l, A a) {
+  if (op.getIsUnsigned()) // max(x, 0) = x
+    return a[0];
   Value zero = zeroOf(b, l, a[0].getType());
   return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, l, {a[0], zero});
 }
@@ -112,31 +136,36 @@ Value scalar(SubOp, B &b, L l, A a) {
 Value scalar(MulOp, B &b, L l, A a) {
   return floatOrInt<arith::MulFOp, arith::MulIOp>(b, l, a);
 }
-Value scalar(DivOp, B &b, L l, A a) {
+Value scalar(DivOp op, B &b, L l, A a) {
   if (isFloat(a[0]))
     return arith::DivFOp::create(b, l, a[0], a[1]);
+  if (op.getIsUnsigned())
+    return safeDivUI(b, l, a[0], a[1]);
   return safeDivSI(b, l, a[0], a[1]);
 }
-Value scalar(MaximumOp, B &b, L l, A a) {
-  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, l, a);
+Value scalar(MaximumOp op, B &b, L l, A a) {
+  return bySign<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(
+      b, l, a, op.getIsUnsigned());
 }
-Value scalar(MinimumOp, B &b, L l, A a) {
-  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, l, a);
+Value scalar(MinimumOp op, B &b, L l, A a) {
+  return bySign<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>(
+      b, l, a, op.getIsUnsigned());
 }
 Value scalar(PowOp, B &b, L l, A a) { return math::PowFOp::create(b, l, a); }
 Value scalar(CmpOp op, B &b, L l, A a) {
   if (isFloat(a[0]))
     return arith::CmpFOp::create(b, l, floatPredicate(op.getPredicate()), a[0],
                                  a[1]);
-  return arith::CmpIOp::create(b, l, intPredicate(op.getPredicate()), a[0],
-                               a[1]);
+  return arith::CmpIOp::create(
+      b, l, intPredicate(op.getPredicate(), op.getIsUnsigned()), a[0], a[1]);
 }
 Value scalar(SelectOp, B &b, L l, A a) {
   return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
 }
 Value scalar(BroadcastOp, B &, L, A a) { return a[0]; }
 Value scalar(CastOp op, B &b, L l, A a) {
-  return convertScalar(b, l, a[0], op.getType().getElementType());
+  return convertScalar(b, l, a[0], op.getType().getElementType(),
+                       op.getSourceUnsigned(), op.getResultUnsigned());
 }
 
 /// One linalg.generic over the op's operands, in order.

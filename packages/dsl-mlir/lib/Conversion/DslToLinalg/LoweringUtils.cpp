@@ -92,12 +92,14 @@ Value mlir::dsl::buildElementwise(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
-Value mlir::dsl::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+Value mlir::dsl::convertScalar(OpBuilder &b, Location loc, Value v, Type to,
+                               bool fromUnsigned, bool toUnsigned) {
   Type from = v.getType();
   if (from == to)
     return v;
   auto fromF = dyn_cast<FloatType>(from);
   auto toF = dyn_cast<FloatType>(to);
+  fromUnsigned = fromUnsigned || from.isInteger(1);
   if (fromF && toF) {
     if (fromF.getWidth() == toF.getWidth()) // f16 <-> bf16 through f32
       v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
@@ -107,7 +109,7 @@ Value mlir::dsl::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   }
   if (!fromF && !toF) {
     unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-    if (fw < tw && fw == 1)
+    if (fw < tw && fromUnsigned)
       return arith::ExtUIOp::create(b, loc, to, v);
     if (fw < tw)
       return arith::ExtSIOp::create(b, loc, to, v);
@@ -118,12 +120,14 @@ Value mlir::dsl::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
     return arith::TruncIOp::create(b, loc, to, v);
   }
   if (toF)
-    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
-                             : Value(arith::SIToFPOp::create(b, loc, to, v));
+    return fromUnsigned ? Value(arith::UIToFPOp::create(b, loc, to, v))
+                        : Value(arith::SIToFPOp::create(b, loc, to, v));
   if (to.isInteger(1)) {
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(from));
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
   }
+  if (toUnsigned)
+    return arith::FPToUIOp::create(b, loc, to, v);
   return arith::FPToSIOp::create(b, loc, to, v);
 }
 

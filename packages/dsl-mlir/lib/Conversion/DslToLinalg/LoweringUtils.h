@@ -21,9 +21,11 @@ Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t, Value like);
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange operands, BodyFn body);
 
-/// Convert a scalar between element types (signed semantics for integers,
-/// nonzero -> true for i1).
-Value convertScalar(OpBuilder &b, Location loc, Value v, Type to);
+/// Convert a scalar between element types (nonzero -> true for i1). Integers
+/// are signed unless `fromUnsigned` (the source: zero extension, uitofp) or
+/// `toUnsigned` (the result: fptoui) says otherwise; i1 is always unsigned.
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to,
+                    bool fromUnsigned = false, bool toUnsigned = false);
 
 /// The reassociation that drops the dimensions `dropped` (all of size 1)
 /// from a shape of rank `rank`: each dropped dimension joins the group of

@@ -30,19 +30,27 @@ Type accumulatorType(Type element, Kind kind) {
   return element;
 }
 
-TypedAttr identity(OpBuilder &b, Type t, Kind kind) {
+/// The identity of the reduction; `isUnsigned`: of unsigned integers.
+TypedAttr identity(OpBuilder &b, Type t, Kind kind, bool isUnsigned) {
   if (kind == Kind::Sum)
     return cast<TypedAttr>(b.getZeroAttr(t));
   bool isMax = kind == Kind::Max;
   if (auto f = dyn_cast<FloatType>(t))
     return b.getFloatAttr(t, APFloat::getInf(f.getFloatSemantics(), isMax));
   unsigned w = t.getIntOrFloatBitWidth();
+  if (isUnsigned)
+    return b.getIntegerAttr(t, isMax ? APInt::getZero(w) : APInt::getMaxValue(w));
   return b.getIntegerAttr(t, isMax ? APInt::getSignedMinValue(w)
                                    : APInt::getSignedMaxValue(w));
 }
 
-Value combine(OpBuilder &b, Location loc, Kind kind, Value x, Value acc) {
+Value combine(OpBuilder &b, Location loc, Kind kind, Value x, Value acc,
+              bool isUnsigned) {
   bool f = isa<FloatType>(x.getType());
+  if (!f && isUnsigned && kind == Kind::Max)
+    return arith::MaxUIOp::create(b, loc, x, acc);
+  if (!f && isUnsigned && kind == Kind::Min)
+    return arith::MinUIOp::create(b, loc, x, acc);
   switch (kind) {
   case Kind::Sum:
     return f ? Value(arith::AddFOp::create(b, loc, x, acc))
@@ -132,10 +140,12 @@ struct ReductionLowering : OpRewritePattern<OpTy> {
     Type element = op.getType().getElementType();
     Type acc = accumulatorType(element, kind);
     ArrayRef<int64_t> axes = op.getAxes();
+    bool isUnsigned = op.getIsUnsigned();
     linalg::GenericOp generic = buildReduction(
-        rewriter, loc, input, axes, {identity(rewriter, acc, kind)},
+        rewriter, loc, input, axes, {identity(rewriter, acc, kind, isUnsigned)},
         [&](OpBuilder &b, Location l, ValueRange a) -> SmallVector<Value> {
-          return {combine(b, l, kind, convertScalar(b, l, a[0], acc), a[1])};
+          return {combine(b, l, kind, convertScalar(b, l, a[0], acc), a[1],
+                          isUnsigned)};
         });
     Value reduced = generic.getResult(0);
     if (isMean || acc != element) {
@@ -165,7 +175,9 @@ struct ArgmaxLowering : OpRewritePattern<ArgmaxOp> {
     Type element = op.getInput().getType().getElementType();
     int64_t axis = op.getAxis();
     bool isFloat = isa<FloatType>(element);
-    SmallVector<TypedAttr> inits = {identity(rewriter, element, Kind::Max),
+    bool isUnsigned = op.getIsUnsigned();
+    SmallVector<TypedAttr> inits = {
+        identity(rewriter, element, Kind::Max, isUnsigned),
                                     rewriter.getI64IntegerAttr(0)};
     linalg::GenericOp generic = buildReduction(
         rewriter, loc, op.getInput(), {axis}, inits,
@@ -182,8 +194,10 @@ struct ArgmaxLowering : OpRewritePattern<ArgmaxOp> {
                 arith::CmpFOp::create(b, l, P::ORD, best, best));
             take = arith::OrIOp::create(b, l, greater, firstNaN);
           } else {
-            take = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, x,
-                                         best);
+            take = arith::CmpIOp::create(b, l,
+                                         isUnsigned ? arith::CmpIPredicate::ugt
+                                                    : arith::CmpIPredicate::sgt,
+                                         x, best);
           }
           return {arith::SelectOp::create(b, l, take, x, best),
                   arith::SelectOp::create(b, l, take, index, bestIndex)};

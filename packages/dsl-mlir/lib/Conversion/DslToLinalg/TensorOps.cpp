@@ -73,8 +73,8 @@ struct MatmulLowering : OpRewritePattern<MatmulOp> {
         rewriter, loc, TypeRange{type}, ValueRange{op.getLhs(), rhs},
         ValueRange{init}, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value x = convertScalar(b, l, a[0], acc);
-          Value y = convertScalar(b, l, a[1], acc);
+          Value x = convertScalar(b, l, a[0], acc, op.getIsUnsigned());
+          Value y = convertScalar(b, l, a[1], acc, op.getIsUnsigned());
           Value r = isFloat ? Value(arith::AddFOp::create(
                                   b, l, a[2], arith::MulFOp::create(b, l, x, y)))
                             : Value(arith::AddIOp::create(

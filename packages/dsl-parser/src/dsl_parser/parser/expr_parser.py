@@ -12,6 +12,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import NoReturn
 
+from .._mlir import arith
 from ..errors import (
     InvalidOperationError,
     ParserError,
@@ -24,7 +25,7 @@ from ..extensions.registry import namespace_of_module
 from ..kernel import Kernel
 from ..markers import ControlBuiltin, KernelBuiltin, OpBuiltin, ScalarBuiltin
 from ..ops import OPS, lookup, unknown_op_hint
-from ..types import Dynamic, TensorType
+from ..types import INDEX, Dynamic, ScalarType, TensorType
 from ..values import TypedValue
 from .call_parser import CallParser, MethodRef
 from .element_parser import ElementParser
@@ -141,25 +142,59 @@ class ExprParser:
         if len(items) > len(t.shape):
             self.error(node, ParserTypeError,
                        f"{len(items)} slices for a tensor of rank {len(t.shape)} ({t})")
-        sizes, offsets = [], []
+        sizes: list[int] = []
+        offsets: list[object] = []
         for axis, dim in enumerate(t.shape):
             item = items[axis] if axis < len(items) else ast.Slice()
             assert isinstance(item, ast.Slice)
-            lo, hi = self._bound(item.lower, 0), self._bound(item.upper, dim)
             if item.step is not None and self.visit(item.step) != 1:
                 self.error(item.step, UnsupportedFeatureError, "slice steps other than 1")
-            if not isinstance(lo, int) or not isinstance(hi, int):
-                self.error(item, ParserTypeError,
-                           f"slice bounds of dimension {axis} must be compile-time ints "
-                           f"(a static size), got {ast.unparse(item)}",
-                           hint="use pl.slice(x, sizes, offsets) for offsets computed at run time")
-            if not 0 <= lo <= hi or (isinstance(dim, int) and hi > dim):
-                self.error(item, ParserTypeError,
-                           f"slice {lo}:{hi} is out of range for dimension {axis} of size {dim}")
-            sizes.append(hi - lo)
-            offsets.append(lo)
+            size, offset = self._window(node, base, axis, dim, item)
+            sizes.append(size)
+            offsets.append(offset)
         return self.ops.call(OPS["slice"], node, [base, sizes, offsets], {},
                              [node.value, node.slice, node.slice], {})
+
+    def _window(self, node: ast.Subscript, base: TypedValue, axis: int, dim: object,
+                item: ast.Slice) -> tuple[int, object]:
+        """The static size and the offset of ``item`` along ``axis``, Python style: a
+        negative bound counts from the end (``dim + bound``, read at run time when the
+        dimension is dynamic; the size must still be static)."""
+        lo, hi = self._bound(item.lower, 0), self._bound(item.upper, None)
+        if not isinstance(lo, int) or not (hi is None or isinstance(hi, int)):
+            self.error(item, ParserTypeError,
+                       f"slice bounds of dimension {axis} must be compile-time ints "
+                       f"(a static size), got {ast.unparse(item)}",
+                       hint="use pl.slice(x, sizes, offsets) for offsets computed at run time")
+        if isinstance(dim, int):
+            start = lo + dim if lo < 0 else lo
+            stop = dim if hi is None else hi + dim if hi < 0 else hi
+            if not 0 <= start <= stop <= dim:
+                self.error(item, ParserTypeError,
+                           f"slice {ast.unparse(item)} is out of range for dimension {axis} of "
+                           f"size {dim} (it gives {start}:{stop})")
+            return stop - start, start
+        from_end = lo < 0 and (hi is None or hi < 0)
+        from_start = lo >= 0 and hi is not None and hi >= 0
+        if not (from_end or from_start):
+            self.error(item, ParserTypeError,
+                       f"slice {ast.unparse(item)} of the dynamic dimension {axis} has a size "
+                       "known only at run time: slices need a static size",
+                       hint="use bounds that are both >= 0 (x[a:b]) or both from the end "
+                            "(x[-a:], x[-a:-b])")
+        size = (0 if hi is None else hi) - lo
+        if size < 0:
+            self.error(item, ParserTypeError,
+                       f"slice {ast.unparse(item)} of dimension {axis} is empty backwards")
+        return size, self._from_end(node, base, axis, lo) if from_end else lo
+
+    def _from_end(self, node: ast.Subscript, base: TypedValue, axis: int, bound: int) -> object:
+        """``dim(base, axis) + bound`` as an INDEX value (``bound`` < 0)."""
+        dim = self.ops.call(OPS["dim"], node, [base, axis], {}, [node.value, node.slice], {})
+        assert isinstance(dim, TypedValue)
+        offset = self.state.materialize(bound, node, INDEX)
+        value = arith.AddIOp(dim.value, offset.value, loc=self.ops.loc, ip=self.ops.ip).result
+        return self.state.new(value, ScalarType(INDEX))
 
     def _bound(self, expr: ast.expr | None, default: object) -> object:
         if expr is None:

@@ -3,7 +3,8 @@
 Both branches end with ``x = pl.yield_(...)`` of the same names; the names
 become the if's results. An ``elif`` chain works when each nested if yields
 the same names. A condition known at compile time (``if N > 64:`` with ``N``
-a Python int) selects its branch while parsing: no ``scf.if`` is built. In
+a Python int) selects its branch while parsing: no ``scf.if`` is built, and a
+final ``pl.yield_`` of the chosen branch binds its names directly. In
 non-strict mode, outer variables reassigned in a branch, and names assigned
 at the top of both branches, become results automatically.
 """
@@ -19,7 +20,7 @@ from ..errors import ParserSyntaxError, ParserTypeError
 from ..types import BOOL, PlType, ScalarType
 from ..values import TypedValue, is_literal
 from .state import ParserState
-from .syntax import assigned_names, surely_assigned
+from .syntax import assigned_names, surely_assigned, yield_call
 from .yields import (
     VisitExpr,
     YieldStmt,
@@ -59,7 +60,7 @@ class IfParser:
     def parse(self, node: ast.If) -> None:
         cond = self.visit(node.test)
         if isinstance(cond, (bool, int, float)):
-            self.visit_block(node.body if cond else node.orelse)  # compile-time selection
+            self._select(node, bool(cond))
             return
         self._check_condition(node.test, cond)
         assert isinstance(cond, TypedValue)
@@ -76,6 +77,22 @@ class IfParser:
         if len(op.regions[1].blocks):
             self._branch(op.else_block, node.orelse, results, expected, node)
         self._bind(op, results, then_values, node)
+
+    def _select(self, node: ast.If, cond: bool) -> None:
+        """A compile-time condition parses only the chosen branch, in the enclosing scope.
+
+        Branches have the shape a run-time ``if`` needs (both end with a ``pl.yield_`` of
+        the same names, or neither does); the chosen branch's yield binds its names."""
+        self._explicit(node, final_yield(node.body), final_yield(node.orelse))
+        body = node.body if cond else node.orelse
+        stmt = final_yield(body)
+        self.visit_block(body[:-1] if stmt is not None else body)
+        if stmt is None:
+            return
+        parsed = parse_yield(self.state, self.visit, stmt, [])
+        for target, value in zip(parsed.targets or [], parsed.values, strict=False):
+            self.state.builder.info.names.setdefault(value.value, target.id)
+            self.state.scopes.define(target.id, value, target)
 
     def _check_condition(self, where: ast.expr, cond: object) -> None:
         if isinstance(cond, TypedValue) and cond.type == ScalarType(BOOL):
@@ -98,6 +115,12 @@ class IfParser:
     def _explicit(self, node: ast.If, then_yield: ast.stmt | None,
                   else_yield: ast.stmt | None) -> list[ast.Name]:
         src = self.state.src
+        for body in (node.body, node.orelse):
+            misplaced = next((st for st in body[:-1] if yield_call(st) is not None), None)
+            if misplaced is not None:
+                src.error(misplaced, ParserSyntaxError,
+                          "pl.yield_ must be the last statement of a loop with init_values "
+                          "or of an if/else branch")
         then_names = yield_targets(self.state, then_yield) if then_yield else None
         else_names = yield_targets(self.state, else_yield) if else_yield else None
         if then_names is None and else_names is None:

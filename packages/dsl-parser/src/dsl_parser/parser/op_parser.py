@@ -19,6 +19,15 @@ from .state import FUNCTION, HOST, ParserState, _describe
 
 #: The op-table entries that kernels and host functions may use (scalar ops).
 SCALAR_OPS = frozenset({"const"})
+#: Entries they may use on a scalar first argument (``pl.cast(i, pl.INT32)``).
+SCALAR_FORMS = frozenset({"cast"})
+
+
+def _scalar_form(rule: OpRule, args: Sequence[object], kwargs: dict[str, object]) -> bool:
+    """A call of a ``SCALAR_FORMS`` op whose first argument is a scalar value."""
+    first = args[0] if args else kwargs.get(rule.params[0].name)
+    scalar = isinstance(first, Dynamic) or (isinstance(first, TypedValue) and not first.is_tensor)
+    return rule.key in SCALAR_FORMS and scalar
 
 
 class OpParser:
@@ -62,7 +71,8 @@ class OpParser:
         ``node`` is the call (or the operator expression ``a + b``) and gives the
         op its location; ``arg_nodes``/``kw_nodes`` locate argument errors.
         """
-        if self.state.mode != FUNCTION and rule.key not in SCALAR_OPS:
+        if self.state.mode != FUNCTION and rule.key not in SCALAR_OPS and \
+                not _scalar_form(rule, args, kwargs):
             self._no_tensor_ops(rule, node)
         bound, nodes = self._bind(rule, node, args, kwargs, arg_nodes, kw_nodes)
         call = OpCall(rule, bound, nodes, node, self)
@@ -118,6 +128,9 @@ class OpParser:
         return bound, nodes
 
     def _check(self, rule: OpRule, param: Param, value: object, node: ast.AST) -> object:
+        if isinstance(value, Dynamic) and value.name is not None and \
+                param.kind in (Arg.OPERAND, Arg.VALUE):  # a named size as an INDEX value
+            value = self.state.materialize(value, node, INDEX)
         ok, converted = _CHECKS[param.kind](value)
         if value is None and param.default is not None:
             ok = False

@@ -3,6 +3,8 @@
 #define DSL_LIB_DIALECT_DSL_IR_DIAGNOSTICS_H
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -32,6 +34,17 @@ inline std::string listStr(ArrayRef<int64_t> xs) {
 
 inline bool dimsCompatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// An `unsigned` marker (named `attr`) is only meaningful on integer
+/// elements (`value`'s element type).
+inline LogicalResult verifyUnsignedMarker(Operation *op, bool isSet,
+                                          StringRef attr, Value value) {
+  Type element = getElementTypeOrSelf(value.getType());
+  if (!isSet || isa<IntegerType>(element))
+    return success();
+  return op->emitOpError("`") << attr << "` requires integer elements, got "
+                              << typeStr(value.getType());
 }
 
 } // namespace mlir::dsl::diag

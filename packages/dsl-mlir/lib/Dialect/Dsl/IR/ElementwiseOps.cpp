@@ -128,6 +128,9 @@ static LogicalResult verifyBinary(Operation *op, Value lhs, Value rhs,
 
 #define DSL_BINARY_VERIFIER(OP)                                                \
   LogicalResult OP::verify() {                                                 \
+    if (failed(verifyUnsignedMarker(getOperation(), getIsUnsigned(),        \
+                                    "is_unsigned", getLhs())))                 \
+      return failure();                                                        \
     return verifyBinary(getOperation(), getLhs(), getRhs(), getResult(),       \
                         Type());                                               \
   }
@@ -141,6 +144,9 @@ DSL_BINARY_VERIFIER(PowOp)
 #undef DSL_BINARY_VERIFIER
 
 LogicalResult CmpOp::verify() {
+  if (failed(verifyUnsignedMarker(getOperation(), getIsUnsigned(),
+                                  "is_unsigned", getLhs())))
+    return failure();
   return verifyBinary(getOperation(), getLhs(), getRhs(), getResult(),
                       IntegerType::get(getContext(), 1));
 }
@@ -167,6 +173,9 @@ static LogicalResult verifyUnary(Operation *op, Value x, Value result) {
 
 #define DSL_UNARY_VERIFIER(OP)                                                 \
   LogicalResult OP::verify() {                                                 \
+    if (failed(verifyUnsignedMarker(getOperation(), getIsUnsigned(),        \
+                                    "is_unsigned", getX())))                   \
+      return failure();                                                        \
     return verifyUnary(getOperation(), getX(), getResult());                   \
   }
 DSL_UNARY_VERIFIER(ExpOp)

@@ -65,6 +65,9 @@ static LogicalResult verifyReduction(Operation *op, Value input,
 
 #define DSL_REDUCTION_VERIFIER(OP)                                             \
   LogicalResult OP::verify() {                                                 \
+    if (failed(verifyUnsignedMarker(getOperation(), getIsUnsigned(),        \
+                                    "is_unsigned", getInput())))               \
+      return failure();                                                        \
     return verifyReduction(getOperation(), getInput(), getAxes(),              \
                            getKeepdim(), getResult());                         \
   }
@@ -75,6 +78,9 @@ DSL_REDUCTION_VERIFIER(MeanOp)
 #undef DSL_REDUCTION_VERIFIER
 
 LogicalResult ArgmaxOp::verify() {
+  if (failed(verifyUnsignedMarker(getOperation(), getIsUnsigned(),
+                                  "is_unsigned", getInput())))
+    return failure();
   auto type = getInput().getType();
   int64_t axis = getAxis();
   if (failed(verifyAxes(getOperation(), type, {axis})))

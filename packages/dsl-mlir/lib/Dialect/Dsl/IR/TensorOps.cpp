@@ -16,6 +16,9 @@ static int64_t dimOf(RankedTensorType t, bool transposed, unsigned i) {
 }
 
 LogicalResult MatmulOp::verify() {
+  if (failed(verifyUnsignedMarker(getOperation(), getIsUnsigned(),
+                                  "is_unsigned", getLhs())))
+    return failure();
   auto a = getLhs().getType();
   auto b = getRhs().getType();
   auto c = getResult().getType();
@@ -52,6 +55,11 @@ LogicalResult MatmulOp::verify() {
 LogicalResult CastOp::verify() {
   auto s = getSource().getType();
   auto r = getResult().getType();
+  if (failed(verifyUnsignedMarker(getOperation(), getSourceUnsigned(),
+                                  "source_unsigned", getSource())) ||
+      failed(verifyUnsignedMarker(getOperation(), getResultUnsigned(),
+                                  "result_unsigned", getResult())))
+    return failure();
   if (s.getShape() != r.getShape())
     return emitOpError("source and result must have the same shape, got ")
            << typeStr(s) << " and " << typeStr(r);

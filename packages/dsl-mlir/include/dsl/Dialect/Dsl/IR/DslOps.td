@@ -71,8 +71,10 @@ class Dsl_UnaryOp<string mnemonic, string what, TypeConstraint operandType>
     ```mlir
     %y = dsl.}] # mnemonic # [{ %x : tensor<64x128xf32>
     ```
+    `is_unsigned` (integer elements only) reads the elements as unsigned
+    integers: `abs` and `relu` are then the identity.
   }];
-  let arguments = (ins operandType:$x);
+  let arguments = (ins operandType:$x, UnitAttr:$is_unsigned);
   let results = (outs Dsl_Tensor:$result);
   let assemblyFormat = [{
     $x attr-dict `:` custom<UnaryTypes>(type($x), type($result))
@@ -113,9 +115,13 @@ class Dsl_BinaryOp<string mnemonic, string what,
     %z = dsl.}] # mnemonic # [{ %x, %y : tensor<64x128xf32>
     %w = dsl.}] # mnemonic # [{ %x, %c : (tensor<64x128xf32>, f32) -> tensor<64x128xf32>
     %v = dsl.}] # mnemonic # [{ %x, %row : (tensor<64x128xf32>, tensor<1x128xf32>) -> tensor<64x128xf32>
+    %u = dsl.}] # mnemonic # [{ %a, %b {is_unsigned} : tensor<64xi8>
     ```
+    `is_unsigned` (integer elements only) reads both operands as unsigned
+    integers (it changes `div`, `maximum` and `minimum`; `add`, `sub` and
+    `mul` wrap identically either way).
   }];
-  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let arguments = (ins operandType:$lhs, operandType:$rhs, UnitAttr:$is_unsigned);
   let results = (outs Dsl_Tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:`
@@ -127,12 +133,12 @@ class Dsl_BinaryOp<string mnemonic, string what,
 def Dsl_AddOp : Dsl_BinaryOp<"add", "addition">;
 def Dsl_SubOp : Dsl_BinaryOp<"sub", "subtraction">;
 def Dsl_MulOp : Dsl_BinaryOp<"mul", "multiplication">;
-def Dsl_DivOp : Dsl_BinaryOp<"div", "division (signed, rounding toward zero, "
-                                    "for integers)">;
+def Dsl_DivOp : Dsl_BinaryOp<"div", "division (rounding toward zero for "
+                                    "integers; x / 0 is 0)">;
 def Dsl_MaximumOp : Dsl_BinaryOp<"maximum", "maximum (NaN-propagating like "
-                                            "`numpy.maximum`; signed for integers)">;
+                                            "`numpy.maximum`)">;
 def Dsl_MinimumOp : Dsl_BinaryOp<"minimum", "minimum (NaN-propagating like "
-                                            "`numpy.minimum`; signed for integers)">;
+                                            "`numpy.minimum`)">;
 def Dsl_PowOp : Dsl_BinaryOp<"pow", "power `lhs ^ rhs` of floating-point values",
     AnyTypeOf<[Dsl_FloatTensor, Dsl_FloatElement],
               "ranked tensor or scalar of f16, bf16, f32 or f64">>;
@@ -155,7 +161,8 @@ def Dsl_CmpOp : Dsl_Op<"cmp"> {
     `le`, `gt` or `ge`. Operands follow the rules of `dsl.add` (scalars,
     numpy broadcasting); the result is an `i1` tensor of the broadcast
     shape. Floats compare as numpy does: every predicate but `ne` is false
-    when an operand is NaN, `ne` is true. Integers compare as signed values.
+    when an operand is NaN, `ne` is true. Integers compare as signed values,
+    or as unsigned values with `is_unsigned`.
 
     ```mlir
     %m = dsl.cmp lt, %x, %y : tensor<64xf32>
@@ -165,7 +172,7 @@ def Dsl_CmpOp : Dsl_Op<"cmp"> {
     with `i1` elements.
   }];
   let arguments = (ins Dsl_CmpPredicate:$predicate, Dsl_TensorOrScalar:$lhs,
-                       Dsl_TensorOrScalar:$rhs);
+                       Dsl_TensorOrScalar:$rhs, UnitAttr:$is_unsigned);
   let results = (outs RankedTensorOf<[I1]>:$result);
   let assemblyFormat = [{
     $predicate `,` $lhs `,` $rhs attr-dict `:`
@@ -234,9 +241,11 @@ class Dsl_ReduceOp<string mnemonic, string what,
     %s = dsl.}] # mnemonic # [{ %x [1] keepdim : tensor<64x128xf32> -> tensor<64x1xf32>
     %t = dsl.}] # mnemonic # [{ %x [0, 1] : tensor<64x128xf32> -> tensor<f32>
     ```
+    `is_unsigned` (integer elements only) reads the elements as unsigned
+    integers (it changes `max` and `min`).
   }];
   let arguments = (ins inputType:$input, DenseI64ArrayAttr:$axes,
-                       UnitAttr:$keepdim);
+                       UnitAttr:$keepdim, UnitAttr:$is_unsigned);
   let results = (outs Dsl_Tensor:$result);
   let assemblyFormat = [{
     $input $axes (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
@@ -247,10 +256,8 @@ class Dsl_ReduceOp<string mnemonic, string what,
 
 def Dsl_SumOp : Dsl_ReduceOp<"sum", "the sum (f16/bf16 accumulate in f32; "
                                     "integers wrap)">;
-def Dsl_MaxOp : Dsl_ReduceOp<"max", "the maximum (NaN-propagating; signed for "
-                                    "integers)">;
-def Dsl_MinOp : Dsl_ReduceOp<"min", "the minimum (NaN-propagating; signed for "
-                                    "integers)">;
+def Dsl_MaxOp : Dsl_ReduceOp<"max", "the maximum (NaN-propagating)">;
+def Dsl_MinOp : Dsl_ReduceOp<"min", "the minimum (NaN-propagating)">;
 def Dsl_MeanOp : Dsl_ReduceOp<"mean", "the arithmetic mean of floating-point "
                                       "values (f16/bf16 accumulate in f32)",
                               Dsl_FloatTensor>;
@@ -261,12 +268,14 @@ def Dsl_ArgmaxOp : Dsl_Op<"argmax"> {
     The i64 index of the first maximal element along `axis`, as
     `numpy.argmax` (the first NaN counts as the maximum). The result shape
     is the input shape without `axis`, or with it set to 1 with `keepdim`.
+    `is_unsigned` (integer elements only) compares the elements as unsigned.
 
     ```mlir
     %i = dsl.argmax %x axis 1 : tensor<64x128xf32> -> tensor<64xi64>
     ```
   }];
-  let arguments = (ins Dsl_Tensor:$input, I64Attr:$axis, UnitAttr:$keepdim);
+  let arguments = (ins Dsl_Tensor:$input, I64Attr:$axis, UnitAttr:$keepdim,
+                       UnitAttr:$is_unsigned);
   let results = (outs Dsl_I64Tensor:$result);
   let assemblyFormat = [{
     $input `axis` $axis (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
@@ -396,13 +405,16 @@ def Dsl_MatmulOp : Dsl_Op<"matmul"> {
     matching unit attribute (`a_trans`, `b_trans`) is present. The result
     element type is given by the result type: f16 inputs may accumulate into
     f32; it must be of the same kind (float/integer) and at least as wide.
+    `is_unsigned` (integer elements only) zero-extends the operands to a wider
+    result instead of sign-extending them.
 
     ```mlir
     %c = dsl.matmul %a, %b {b_trans} : tensor<64x128xf16>, tensor<64x128xf16> -> tensor<64x64xf32>
     ```
   }];
   let arguments = (ins Dsl_Tensor2D:$lhs, Dsl_Tensor2D:$rhs,
-                       UnitAttr:$a_trans, UnitAttr:$b_trans);
+                       UnitAttr:$a_trans, UnitAttr:$b_trans,
+                       UnitAttr:$is_unsigned);
   let results = (outs Dsl_Tensor2D:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
@@ -418,14 +430,19 @@ def Dsl_CastOp : Dsl_Op<"cast"> {
   let summary = "elementwise element type conversion";
   let description = [{
     Converts every element to the result's element type (float <-> float by
-    extension/truncation, integer <-> integer by sign extension/truncation,
-    integer <-> float as signed values). Shapes must match.
+    extension/truncation, integer <-> integer by extension/truncation,
+    integer <-> float by value, anything -> i1 as `!= 0`). Integers are
+    signed unless marked: `source_unsigned` reads the source as unsigned
+    (zero extension, `uitofp`), `result_unsigned` makes the result unsigned
+    (`fptoui` from floats). Shapes must match.
 
     ```mlir
     %y = dsl.cast %x : tensor<64x128xf16> to tensor<64x128xf32>
+    %z = dsl.cast %b {source_unsigned} : tensor<64xi8> to tensor<64xi64>
     ```
   }];
-  let arguments = (ins Dsl_Tensor:$source);
+  let arguments = (ins Dsl_Tensor:$source, UnitAttr:$source_unsigned,
+                       UnitAttr:$result_unsigned);
   let results = (outs Dsl_Tensor:$result);
   let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
   let hasVerifier = 1;
