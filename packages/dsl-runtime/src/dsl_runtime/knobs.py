@@ -6,6 +6,7 @@
 | ``DSL_DISABLE_DISK_CACHE`` | unset | ``1`` turns the disk cache off |
 | ``DSL_OPT_LEVEL`` | ``3`` | LLVM optimization level of the JIT (part of the cache key) |
 | ``DSL_DUMP_DIR`` | unset | write the IR after every pass of each compile under this folder |
+| ``DSL_INTERPRET`` | unset | ``1``: ``@jit`` functions run in the reference interpreter (no compile) |
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Knobs:
     disk_cache: bool
     opt_level: int
     dump_dir: Path | None
+    interpret: bool = False
 
 
 def _default_cache_dir() -> Path:
@@ -43,4 +45,5 @@ def read() -> Knobs:
         disk_cache=not _flag("DSL_DISABLE_DISK_CACHE"),
         opt_level=int(level),
         dump_dir=Path(dump) if dump else None,
+        interpret=_flag("DSL_INTERPRET"),
     )

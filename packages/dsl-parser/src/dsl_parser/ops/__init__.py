@@ -5,7 +5,8 @@ inference, how it emits MLIR and how the printer spells it back. Adding an op
 (``pl.exp``, a reduction, ...) is adding an entry to ``OPS``: the language
 namespace, the parser and the printer all read this table.
 
-Each op family has its own module holding all of that family's rules (mirroring
+Each op family has its own module holding all of that family's rules, its numpy
+reference rule (``OpRule.reference``, what ``dsl_parser.interpreter`` runs) included (mirroring
 ``lib/Conversion/DslToLinalg/`` of dsl-mlir): ``elementwise``, ``reductions``,
 ``shape``, ``creation``, ``matmul``, ``scalars``; ``rule`` defines ``OpRule`` and
 ``common`` the checks they share.
@@ -16,11 +17,21 @@ from __future__ import annotations
 from . import creation, elementwise, matmul, reductions, scalars, shape
 from .common import broadcast_shapes
 from .elementwise import PREDICATES
-from .rule import REQUIRED, Arg, OpCall, OpContext, OpRule, Param, Spelling
+from .numerics import UndefinedBehaviorError
+from .rule import REQUIRED, Arg, OpCall, OpContext, OpRule, Param, RefCall, Spelling
 
 
 def _table(*rules: OpRule) -> dict[str, OpRule]:
+    for rule in rules:
+        _require_reference(rule)
     return {rule.name: rule for rule in rules}
+
+
+def _require_reference(rule: OpRule) -> None:
+    """A ``pl`` op must say what it means: its numpy reference rule (the interpreter's)."""
+    if rule.namespace == "pl" and rule.reference is None:
+        raise ValueError(f"{rule.qualname} has no reference rule (OpRule.reference): every pl "
+                         "op gives its meaning in numpy for the reference interpreter")
 
 
 OPS: dict[str, OpRule] = _table(
@@ -47,6 +58,7 @@ def register(rule: OpRule) -> None:
 
     The parser, the printer and the namespace pick it up at once. Downstream
     packages normally register through ``dsl_parser.extensions``."""
+    _require_reference(rule)
     table = OPS if rule.namespace == "pl" else EXTENSION_OPS
     if rule.key in table or (rule.mlir_name is not None and rule.mlir_name in BY_MLIR_NAME):
         raise ValueError(f"{rule.qualname} / {rule.mlir_name} is already registered")
@@ -85,7 +97,9 @@ __all__ = [
     "OpContext",
     "OpRule",
     "Param",
+    "RefCall",
     "Spelling",
+    "UndefinedBehaviorError",
     "broadcast_shapes",
     "lookup",
     "register",

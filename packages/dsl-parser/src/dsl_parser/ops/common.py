@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from .._mlir import Value
 from ..types import (
@@ -14,7 +15,8 @@ from ..types import (
     dims_match,
 )
 from ..values import TypedValue, literal_dtype, literal_problem
-from .rule import OpCall
+from .numerics import scalar
+from .rule import OpCall, RefCall
 
 
 def _tensor(call: OpCall, name: str) -> TensorType:
@@ -176,3 +178,29 @@ def _count(shape: Sequence[Dim]) -> int | None:
             return None
         total *= d
     return total
+
+
+# -- reference rules ---------------------------------------------------------------------------
+def _ref_dtype(call: RefCall, names: Sequence[str]) -> DType:
+    """The dtype of the operands ``names`` under the interpreter (literals adopt it)."""
+    for name in names:
+        t = call.types.get(name)
+        if t is not None:
+            return t.dtype
+    return literal_dtype(call[names[0]])
+
+
+def _ref_operand(call: RefCall, name: str, dtype: DType) -> Any:
+    """A tensor (array) or typed scalar as is, a literal as a value of ``dtype``."""
+    if name in call.types:
+        return call[name]
+    return scalar(call[name], dtype)
+
+
+def _ref_axes(call: RefCall, rank: int, extra: int = 0) -> tuple[int, ...]:
+    """The ``axis`` argument as a sorted tuple of non-negative axes."""
+    axes = call["axis"]
+    if axes is None:
+        return tuple(range(rank))
+    items = [axes] if isinstance(axes, int) else list(axes)
+    return tuple(sorted(a % (rank + extra) for a in items))

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .._mlir import Value, dsl
 from ..types import (
     FP32,
@@ -18,7 +21,8 @@ from .common import (
     _operand_type,
     _shape_type,
 )
-from .rule import Arg, OpCall, OpRule, Param, Spelling
+from .numerics import np, scalar, store
+from .rule import Arg, OpCall, OpRule, Param, RefCall, Spelling, with_references
 
 
 def _infer_create(call: OpCall) -> PlType:
@@ -118,6 +122,26 @@ def _spell_arange(s: Spelling) -> str:
             f"dtype={t.dtype!r})")
 
 
+# -- reference rules (numpy) ------------------------------------------------------------------
+def _sizes(call: RefCall) -> tuple[int, ...]:
+    return tuple(int(d) for d in call["shape"])
+
+
+def _full_ref(fill: object) -> Callable[[RefCall, PlType], Any]:
+    def reference(call: RefCall, t: PlType) -> Any:
+        value = call["value"] if fill is None else fill
+        return np().full(_sizes(call), scalar(value, t.dtype))
+    return reference
+
+
+def _arange_ref(call: RefCall, t: PlType) -> Any:
+    """``start + i * step`` computed in the dtype (``i`` converted to it first)."""
+    dtype = t.dtype
+    start, step = scalar(call["start"], dtype), scalar(call["step"], dtype)
+    i = store(np().arange(int(call["n"]), dtype=np().int64), dtype)
+    return store(i * step, dtype) + start
+
+
 #: This family's entries of the op table.
 RULES: tuple[OpRule, ...] = (
     _filled("zeros", 0),
@@ -135,3 +159,7 @@ RULES: tuple[OpRule, ...] = (
            (Param("shape", Arg.SHAPE), Param("value", Arg.VALUE), Param("dtype", Arg.DTYPE, None)),
            _infer_full, _emit_full, _spell_full, "A new tensor with every element equal to value."),
 )
+RULES = with_references(RULES, {
+    "zeros": _full_ref(0), "ones": _full_ref(1), "arange": _arange_ref,
+    # undefined contents: the interpreter gives zeros
+    "create_tensor": _full_ref(0), "full": _full_ref(None)})

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from .._mlir import Value, dsl, ir
 from ..types import (
@@ -20,9 +21,12 @@ from .common import (
     _floats_only,
     _infer_elementwise,
     _operand_value,
+    _ref_dtype,
+    _ref_operand,
     _tensor,
 )
-from .rule import Arg, OpCall, OpRule, Param, Spelling
+from .numerics import convert, np, trunc_div
+from .rule import Arg, OpCall, OpRule, Param, RefCall, Spelling, with_references
 
 
 def _infer_binary(call: OpCall) -> PlType:
@@ -126,6 +130,73 @@ def _infer_cast(call: OpCall) -> PlType:
     return TensorType(_tensor(call, "x").shape, target)
 
 
+# -- reference rules (numpy) ------------------------------------------------------------------
+def _binary_ref(fn: Callable[[Any, Any, DType, str], Any]) -> Callable[[RefCall, PlType], Any]:
+    def reference(call: RefCall, t: PlType) -> Any:
+        lhs = _ref_operand(call, "lhs", t.dtype)
+        return fn(lhs, _ref_operand(call, "rhs", t.dtype), t.dtype, call.where)
+    return reference
+
+
+def _div(a: Any, b: Any, dtype: DType, where: str) -> Any:
+    """Floats divide; integers round toward zero (``arith.divsi``/``divui``), unlike numpy."""
+    return a / b if dtype.is_float else trunc_div(a, b, dtype, f"pl.div at {where}")
+
+
+def _unary_ref(fn: Callable[[Any], Any]) -> Callable[[RefCall, PlType], Any]:
+    return lambda call, t: fn(call["x"])
+
+
+def _relu(x: Any) -> Any:
+    return np().maximum(x, np().zeros((), x.dtype))
+
+
+def _compare_ref(name: str) -> Callable[[RefCall, PlType], Any]:
+    def reference(call: RefCall, t: PlType) -> Any:
+        dtype = _ref_dtype(call, ("lhs", "rhs"))
+        lhs, rhs = _ref_operand(call, "lhs", dtype), _ref_operand(call, "rhs", dtype)
+        return getattr(np(), _NUMPY_COMPARE[name])(lhs, rhs)
+    return reference
+
+
+_NUMPY_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                  "gt": "greater", "ge": "greater_equal"}
+
+
+def _select_ref(call: RefCall, t: PlType) -> Any:
+    cond = _ref_operand(call, "cond", BOOL)
+    return np().where(cond, _ref_operand(call, "a", t.dtype), _ref_operand(call, "b", t.dtype))
+
+
+def _cast_ref(call: RefCall, t: PlType) -> Any:
+    return convert(call["x"], call.types["x"].dtype, t.dtype, f"pl.cast at {call.where}")
+
+
+def _references() -> dict[str, Callable[[RefCall, PlType], Any]]:
+    n = np
+    refs: dict[str, Callable[[RefCall, PlType], Any]] = {
+        "add": _binary_ref(lambda a, b, d, w: a + b),
+        "sub": _binary_ref(lambda a, b, d, w: a - b),
+        "mul": _binary_ref(lambda a, b, d, w: a * b),
+        "div": _binary_ref(_div),
+        "maximum": _binary_ref(lambda a, b, d, w: n().maximum(a, b)),
+        "minimum": _binary_ref(lambda a, b, d, w: n().minimum(a, b)),
+        "pow": _binary_ref(lambda a, b, d, w: n().power(a, b)),
+        "exp": _unary_ref(lambda x: n().exp(x)),
+        "log": _unary_ref(lambda x: n().log(x)),
+        "sqrt": _unary_ref(lambda x: n().sqrt(x)),
+        "rsqrt": _unary_ref(lambda x: 1 / n().sqrt(x)),
+        "tanh": _unary_ref(lambda x: n().tanh(x)),
+        "abs": _unary_ref(lambda x: n().abs(x)),
+        "neg": _unary_ref(lambda x: n().negative(x)),
+        "relu": _unary_ref(_relu),
+        "select": _select_ref,
+        "cast": _cast_ref,
+    }
+    refs.update({name: _compare_ref(name) for name in PREDICATES})
+    return refs
+
+
 #: This family's entries of the op table.
 RULES: tuple[OpRule, ...] = (
     _binary("add", dsl.AddOp, "addition"),
@@ -153,3 +224,4 @@ RULES: tuple[OpRule, ...] = (
            lambda s: f"pl.cast({s.operand(0)}, target_type={s.result_type().dtype!r})",
            "Elementwise conversion to another dtype."),
 )
+RULES = with_references(RULES, _references())

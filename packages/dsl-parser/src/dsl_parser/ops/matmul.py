@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._mlir import Value, dsl
 from ..types import (
     DType,
@@ -13,7 +15,8 @@ from ..values import TypedValue
 from .common import (
     _tensor,
 )
-from .rule import Arg, OpCall, OpRule, Param, Spelling
+from .numerics import convert, np, store
+from .rule import Arg, OpCall, OpRule, Param, RefCall, Spelling, with_references
 
 
 def _infer_matmul(call: OpCall) -> PlType:
@@ -65,3 +68,27 @@ RULES: tuple[OpRule, ...] = (
            "2-D matrix product, optionally transposing either operand; "
            "out_dtype widens the result."),
 )
+
+
+def _matmul_ref(call: RefCall, t: PlType) -> Any:
+    """Operands converted to the result dtype (``out_dtype``), then multiplied and
+    accumulated in it (integers wrap; 16-bit floats round after every step, k in order)."""
+    a, b = call["lhs"], call["rhs"]
+    a = a.T if call["a_trans"] else a
+    b = b.T if call["b_trans"] else b
+    src = call.types["lhs"].dtype
+    where = f"pl.matmul at {call.where}"
+    a, b = convert(a, src, t.dtype, where), convert(b, src, t.dtype, where)
+    if t.dtype.is_integer:
+        n = np()
+        with n.errstate(all="ignore"):  # numpy's integer matmul wraps like the compiled code
+            return n.matmul(a, b)
+    if t.dtype.bits == 16:  # FP16/BF16 accumulate with a rounding after every step, in order
+        acc = store(np().zeros((a.shape[0], b.shape[1]), a.dtype), t.dtype)
+        for k in range(a.shape[1]):
+            acc = store(acc + store(a[:, k:k + 1] * b[k:k + 1, :], t.dtype), t.dtype)
+        return acc
+    return np().matmul(a, b)
+
+
+RULES = with_references(RULES, {"matmul": _matmul_ref})

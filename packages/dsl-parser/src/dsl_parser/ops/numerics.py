@@ -58,13 +58,13 @@ def store(values: Any, dtype: DType) -> Any:
     return round_bf16(arr) if dtype == BF16 else arr
 
 
-def scalar(value: object, dtype: DType) -> Any:
+def scalar(value: Any, dtype: DType) -> Any:
     """A literal or typed scalar as a 0-d numpy value of ``dtype``'s storage."""
     n = np()
     if isinstance(value, float) or hasattr(value, "bits"):
-        value = float(value)  # type: ignore[arg-type]
+        value = float(value)
     if not isinstance(value, n.ndarray | n.generic) and dtype.is_integer and dtype.kind != "bool":
-        value = int(value)  # type: ignore[call-overload]
+        value = int(value)
         bits = 64 if dtype.kind == "index" else dtype.bits
         value &= (1 << bits) - 1
         if dtype.kind != "uint" and value >= 1 << (bits - 1):

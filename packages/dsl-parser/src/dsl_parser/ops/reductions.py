@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from .._mlir import Value, dsl, ir
 from ..types import (
@@ -16,9 +17,11 @@ from ..values import TypedValue
 from .common import (
     _axis,
     _floats_only,
+    _ref_axes,
     _tensor,
 )
-from .rule import Arg, OpCall, OpRule, Param, Spelling
+from .numerics import int_range, np, scalar, store
+from .rule import Arg, OpCall, OpRule, Param, RefCall, Spelling, with_references
 
 
 def _reduced_axes(call: OpCall, t: TensorType) -> list[int]:
@@ -98,6 +101,52 @@ def _spell_argmax(s: Spelling) -> str:
     return f"pl.argmax({s.operand(0)}, {ir.IntegerAttr(attrs['axis']).value}{keep})"
 
 
+# -- reference rules (numpy) ------------------------------------------------------------------
+def _sum_ref(call: RefCall, t: PlType) -> Any:
+    x = call["x"]
+    return np().sum(x, axis=_ref_axes(call, x.ndim), keepdims=call["keepdim"], dtype=x.dtype)
+
+
+def _mean_ref(call: RefCall, t: PlType) -> Any:
+    """The sum (in the dtype) divided by the count (converted to the dtype)."""
+    x = call["x"]
+    axes = _ref_axes(call, x.ndim)
+    total = store(np().sum(x, axis=axes, keepdims=call["keepdim"], dtype=x.dtype), t.dtype)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    return total / scalar(float(count), t.dtype)
+
+
+def _extreme_ref(largest: bool) -> Callable[[RefCall, PlType], Any]:
+    """max/min (NaN-propagating); an empty axis gives the identity (-inf, +inf, the
+    dtype's lowest or highest integer)."""
+    def reference(call: RefCall, t: PlType) -> Any:
+        x = call["x"]
+        dtype = call.types["x"].dtype
+        if dtype.is_float:
+            initial: object = -np().inf if largest else np().inf
+        else:
+            low, high = int_range(dtype)
+            initial = low if largest else high
+        fn = np().max if largest else np().min
+        return fn(x, axis=_ref_axes(call, x.ndim), keepdims=call["keepdim"],
+                  initial=np().asarray(initial).astype(x.dtype))
+    return reference
+
+
+def _argmax_ref(call: RefCall, t: PlType) -> Any:
+    """numpy.argmax (the first maximum; the first NaN wins); 0 along an empty axis."""
+    x = call["x"]
+    axis = call["axis"] % x.ndim
+    if x.shape[axis] == 0:
+        shape = list(x.shape)
+        shape[axis] = 1
+        out = np().zeros(shape, np().int64)
+        return out if call["keepdim"] else out.squeeze(axis)
+    return np().argmax(x, axis=axis, keepdims=call["keepdim"])
+
+
 #: This family's entries of the op table.
 RULES: tuple[OpRule, ...] = (
     _reduction("sum", dsl.SumOp, "sum"),
@@ -109,3 +158,6 @@ RULES: tuple[OpRule, ...] = (
            _infer_argmax, _emit_argmax, _spell_argmax,
            "The INT64 index of the first maximum along axis."),
 )
+RULES = with_references(RULES, {"sum": _sum_ref, "max": _extreme_ref(True),
+                                "min": _extreme_ref(False), "mean": _mean_ref,
+                                "argmax": _argmax_ref})

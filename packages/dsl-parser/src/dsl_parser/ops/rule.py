@@ -6,7 +6,7 @@ import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import NoReturn, Protocol
+from typing import Any, NoReturn, Protocol
 
 from .._mlir import Value
 from ..errors import ParserError, ParserTypeError
@@ -86,6 +86,28 @@ class OpCall:
         self.ctx.error(where, cls, f"{self.rule.qualname}: {message}")
 
 
+@dataclass
+class RefCall:
+    """One call of an op under the reference interpreter (what ``OpRule.reference`` sees).
+
+    ``args`` holds the bound arguments with tensors as numpy arrays in their storage
+    form (BF16 as float32 arrays holding bf16 values), typed scalars as numpy scalars,
+    literals, shapes and flags as given; ``types`` the DSL type of each tensor and
+    typed-scalar argument; ``where`` the user's ``file:line`` for messages.
+    """
+
+    rule: OpRule
+    args: dict[str, Any]
+    types: dict[str, PlType]
+    where: str
+
+    def __getitem__(self, name: str) -> Any:
+        return self.args[name]
+
+    def fail(self, message: str, cls: type[Exception] = IndexError) -> NoReturn:
+        raise cls(f"{self.rule.qualname} at {self.where}: {message}")
+
+
 class Spelling(Protocol):
     """What printer rules may use (implemented by the printer)."""
 
@@ -108,6 +130,10 @@ class OpRule:
     composite that emits existing ops: it prints as what it emitted). ``namespace``
     is ``"pl"`` for the language's own ops and a downstream package's alias
     (``"dx"`` for ``dx.cube``, see ``dsl_parser.extensions``) otherwise.
+    ``reference`` is the op's meaning in numpy, what the reference interpreter
+    (``dsl_parser.interpreter``) runs: every ``pl`` op has one (``register`` refuses
+    a ``pl`` op without it); an extension op may leave it out, and the interpreter
+    then raises ``NotImplementedError`` naming the op.
     """
 
     name: str
@@ -119,6 +145,7 @@ class OpRule:
     doc: str
     fold: Callable[[OpCall], object] | None = None
     namespace: str = "pl"
+    reference: Callable[[RefCall, PlType], object] | None = None
 
     @property
     def qualname(self) -> str:
@@ -129,3 +156,13 @@ class OpRule:
     def key(self) -> str:
         """Its key: the name in ``OPS`` for ``pl`` ops, the qualified name in ``EXTENSION_OPS``."""
         return self.name if self.namespace == "pl" else self.qualname
+
+
+def with_references(rules: tuple[OpRule, ...],
+                    references: dict[str, Callable[[RefCall, PlType], object]],
+                    ) -> tuple[OpRule, ...]:
+    """``rules`` with each one's ``reference`` taken from ``references`` (by name)."""
+    from dataclasses import replace
+
+    return tuple(replace(rule, reference=references[rule.name]) if rule.name in references
+                 else rule for rule in rules)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._mlir import Value, tensor
 from ..types import (
     INDEX,
@@ -15,7 +17,8 @@ from .common import (
     _operand_type,
     _tensor,
 )
-from .rule import Arg, OpCall, OpRule, Param, Spelling
+from .numerics import scalar
+from .rule import Arg, OpCall, OpRule, Param, RefCall, Spelling, with_references
 
 
 def _fold_dim(call: OpCall) -> object:
@@ -61,3 +64,15 @@ RULES: tuple[OpRule, ...] = (
            _infer_const, _emit_const, _spell_const,
            "A typed scalar constant: pl.const(42, pl.INT64)."),
 )
+
+
+def _dim_ref(call: RefCall, t: PlType) -> Any:
+    x = call["x"]
+    return x.shape[call["axis"] % x.ndim]
+
+
+def _const_ref(call: RefCall, t: PlType) -> Any:
+    return scalar(call["value"], t.dtype)
+
+
+RULES = with_references(RULES, {"dim": _dim_ref, "const": _const_ref})

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from .._mlir import Value, dsl, ir
 from ..types import (
@@ -22,7 +23,8 @@ from .common import (
     _static,
     _tensor,
 )
-from .rule import Arg, OpCall, OpRule, Param, Spelling
+from .numerics import np
+from .rule import Arg, OpCall, OpRule, Param, RefCall, Spelling, with_references
 
 
 def _infer_transpose(call: OpCall) -> PlType:
@@ -216,6 +218,47 @@ def _spell_assemble(s: Spelling) -> str:
     return f"pl.assemble({s.operand(0)}, {s.operand(1)}, [{offsets}])"
 
 
+# -- reference rules (numpy) ------------------------------------------------------------------
+def _window(call: RefCall, offsets: Any, sizes: Any, shape: Any) -> tuple[slice, ...]:
+    """The window ``offsets`` + ``sizes`` of ``shape``; an IndexError when it does not fit."""
+    window = []
+    for axis, (o, n, d) in enumerate(zip(offsets, sizes, shape, strict=True)):
+        o = int(o)
+        if o < 0 or o + n > d:
+            call.fail(f"offset {o} with size {n} is out of bounds for dimension {axis} "
+                      f"of size {d} (shape {list(shape)})")
+        window.append(slice(o, o + n))
+    return tuple(window)
+
+
+def _slice_ref(call: RefCall, t: PlType) -> Any:
+    x = call["x"]
+    return x[_window(call, call["offsets"], call["sizes"], x.shape)].copy()
+
+
+def _assemble_ref(call: RefCall, t: PlType) -> Any:
+    dst, src = call["dst"], call["src"]
+    out = dst.copy()
+    out[_window(call, call["offsets"], src.shape, dst.shape)] = src
+    return out
+
+
+def _references() -> dict[str, Callable[[RefCall, PlType], Any]]:
+    n = np
+    return {
+        "transpose": lambda call, t: n().transpose(call["x"], call["perm"]).copy(),
+        "reshape": lambda call, t: call["x"].reshape(call["shape"]),
+        "concat": lambda call, t: n().concatenate(call["tensors"], axis=call["axis"]),
+        "expand_dims": lambda call, t: n().expand_dims(call["x"],
+                                                       call["axis"] % (call["x"].ndim + 1)),
+        "squeeze": lambda call, t: n().squeeze(call["x"], call["axis"]),
+        "broadcast": lambda call, t: n().broadcast_to(
+            call["x"], tuple(int(d) for d in call["shape"])).copy(),
+        "slice": _slice_ref,
+        "assemble": _assemble_ref,
+    }
+
+
 #: This family's entries of the op table.
 RULES: tuple[OpRule, ...] = (
     OpRule("transpose", "dsl.transpose", (Param("x", Arg.TENSOR), Param("perm", Arg.INTS)),
@@ -245,3 +288,4 @@ RULES: tuple[OpRule, ...] = (
            _infer_slice, _emit_slice, _spell_slice,
            "A static-size window of x at (dynamic) offsets, one per dimension."),
 )
+RULES = with_references(RULES, _references())
