@@ -505,8 +505,12 @@ def data(seed: int, shape: tuple[int, ...], dtype: str) -> Any:
         return values.astype(pl.__dict__[dtype].numpy_name)
     if dtype == "BOOL":
         return rng.integers(0, 2, shape).astype(bool)
-    low = 0 if dtype.startswith("U") else -6
-    return rng.integers(low, 7, shape).astype(pl.__dict__[dtype].numpy_name)
+    numpy_name = pl.__dict__[dtype].numpy_name
+    if dtype.startswith("U"):  # small values and values with the top bit set
+        small = rng.integers(0, 7, shape).astype(numpy_name)
+        big = np.iinfo(numpy_name).max - small  # in the unsigned dtype
+        return np.where(rng.integers(0, 2, shape) == 1, big, small).astype(numpy_name)
+    return rng.integers(-6, 7, shape).astype(numpy_name)
 
 
 @st.composite
