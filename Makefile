@@ -18,7 +18,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 # ccache (when installed) shares hits between clones of the repository.
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: help setup test test-python test-lit demo bench wheels check-wheels lint clean examples fuzz-ir
+.PHONY: help setup test test-python test-lit demo bench wheels check-wheels lint clean examples fuzz-ir fuzz
 
 help:
 	@echo "make demo    set up (if needed) and run the main example"
@@ -29,6 +29,7 @@ help:
 	@echo "make check-wheels  build the wheels, then install each layer alone from dist/ and smoke-test it"
 	@echo "make lint    ruff + mypy"
 	@echo "make fuzz-ir a longer IR fuzz run (FUZZ_SECONDS=600, new cases from FUZZ_SEED)"
+	@echo "make fuzz    differential fuzzing, compiled vs interpreter (FUZZ_SECONDS=600, FUZZ_OUT=fuzz-failures)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +81,11 @@ fuzz-ir: setup
 
 examples: setup
 	$(PY) ci/run_examples.py
+
+# Differential fuzzing: random programs, compiled vs the reference interpreter, for
+# FUZZ_SECONDS; each failure becomes a minimized reproducer in FUZZ_OUT (see ci/fuzz.py).
+fuzz: setup
+	DSL_DISABLE_DISK_CACHE=1 $(PY) ci/fuzz.py
 
 demo: setup
 	$(PY) examples/demo.py

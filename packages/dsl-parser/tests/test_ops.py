@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from parser_helpers import fn, raises_at
 
@@ -170,9 +171,13 @@ def test_a_new_op_is_one_table_entry() -> None:
         t = s.result_type()
         return f"pl.empty({list(t.shape)!r}, dtype={t.dtype!r})"  # type: ignore[union-attr]
 
+    def reference(call: ops.RefCall, t: object) -> object:
+        return np.zeros(call["shape"], dtype=np.float32)  # type: ignore[call-overload]
+
     ops.register(OpRule("empty", "tensor.empty",
                         (Param("shape", Arg.SHAPE), Param("dtype", Arg.DTYPE)),
-                        infer, emit, spell, "An uninitialized tensor (tensor.empty)."))
+                        infer, emit, spell, "An uninitialized tensor (tensor.empty).",
+                        reference=reference))
     try:
         f = fn("""
             @pl.function
@@ -185,6 +190,12 @@ def test_a_new_op_is_one_table_entry() -> None:
         assert "e = pl.empty([2, 3], dtype=pl.FP32)" in printed
         assert structural_equal(pl.parse(printed), f)
         assert pl.empty.name == "empty"
+        from dsl_parser.interpreter import interpret
+
+        def g(x: pl.Tensor[[2, 3], pl.FP32]):
+            return pl.add(pl.empty([2, 3], dtype=pl.FP32), x)
+
+        assert interpret(g, np.ones((2, 3), np.float32)).tolist() == [[1.0] * 3] * 2
     finally:
         ops.unregister("empty")
     assert "empty" not in OPS

@@ -57,6 +57,8 @@ class Function:
     program: Program | None = field(default=None, repr=False)
     host: bool = False
     kernels: tuple[KernelSpecialization, ...] = ()
+    #: The Python function it was parsed from (None for text): what the interpreter runs.
+    python: object = field(default=None, repr=False)
 
     @property
     def context(self) -> Context:
@@ -99,6 +101,8 @@ class Program:
     functions: dict[str, Function] = field(default_factory=dict)
     info: ValueInfo = field(default_factory=ValueInfo, repr=False)
     sources: Sequence[SourceTracker] = field(default=(), repr=False)
+    #: The Python class it was parsed from (None for text): what the interpreter runs.
+    python: object = field(default=None, repr=False)
 
     @property
     def context(self) -> Context:

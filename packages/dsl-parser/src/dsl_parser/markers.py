@@ -1,9 +1,30 @@
 """The objects behind ``pl.add``, ``pl.range``, ``pl.yield_``...: markers the parser
-recognizes. Calling one outside a DSL function is an error, not a computation."""
+recognizes. Calling one outside a DSL function is an error, not a computation, except
+while the reference interpreter (``dsl_parser.interpreter``) runs a DSL function in
+this thread: then the call is its ``pl.*`` operation."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import Any
+
+_active = threading.local()
+
+#: The interpreter's entry point: (builtin or Kernel, args, kwargs) -> result.
+Handler = Callable[[Any, tuple[object, ...], dict[str, object]], Any]
+
+
+def set_interpreter(handler: Handler | None) -> Handler | None:
+    """Install ``handler`` for this thread (``None`` removes it); returns the previous one."""
+    previous: Handler | None = getattr(_active, "handler", None)
+    _active.handler = handler
+    return previous
+
+
+def interpreter() -> Handler | None:
+    """The interpreter running in this thread, if any."""
+    return getattr(_active, "handler", None)
 
 
 class DslBuiltin:
@@ -16,6 +37,9 @@ class DslBuiltin:
         self.doc = doc
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
+        handler = getattr(_active, "handler", None)
+        if handler is not None:
+            return handler(self, args, kwargs)
         raise RuntimeError(
             f"{self!r}(...) only has a meaning inside a @pl.function or @pl.program; "
             "it is read by the parser, not executed")
@@ -44,6 +68,9 @@ class KernelBuiltin(DslBuiltin):
     __slots__ = ()
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
+        handler = getattr(_active, "handler", None)
+        if handler is not None:
+            return handler(self, args, kwargs)
         raise RuntimeError(
             f"{self!r}(...) only has a meaning inside a @pl.kernel function: kernels are not "
             "run as Python, they must be launched from a @jit (or @pl.function) host function "
@@ -57,6 +84,9 @@ class ScalarBuiltin(DslBuiltin):
     __slots__ = ()
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
+        handler = getattr(_active, "handler", None)
+        if handler is not None:
+            return handler(self, args, kwargs)
         if self.name == "ceil_div" and not kwargs and len(args) == 2 and all(
                 isinstance(a, int) and not isinstance(a, bool) for a in args):
             a, b = args

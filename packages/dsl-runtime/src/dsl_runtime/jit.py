@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from . import cache, keys
+from . import cache, keys, knobs
 from .compiled import CompiledFunction, ptx_of_lowered
 from .compiler import abi_mismatch, compile_parsed, load_lowered, load_shared, lower_only, parse
 from .errors import CompileError
@@ -344,15 +344,27 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | N
     ``jit(program, entry="main")`` for a ``@pl.program`` (``@pl.function`` objects
     work directly).
 
+    ``backend="interpret"`` (or ``DSL_INTERPRET=1`` in the environment when decorating)
+    returns a ``dsl_parser.interpreter.Interpreted`` instead: the function runs in
+    Python/numpy with the DSL's semantics, no compile (print and pdb work inside).
+
     Returns a ``dsl_mlir._dispatch.Dispatcher``: a C callable that sends
     ``f(*args, out=...)`` straight to the compiled kernel once there is a single
     specialization, and everything else to the JitFunction (whose attributes,
     ``compile``, ``timings``, ``cache_info``..., it exposes).
     """
+    interpret = knobs.read().interpret
+    if option_fields.get("backend") == "interpret":
+        interpret = True
+        del option_fields["backend"]
     if option_fields:
         options = (options or CompileOptions()).updated(**option_fields)
 
     def wrap(f: Any) -> Any:
+        if interpret:  # backend="interpret" / DSL_INTERPRET=1: the reference interpreter
+            from dsl_parser.interpreter import Interpreted
+
+            return Interpreted(f, entry)
         if implementation(f) is not None:
             return f
         from dsl_mlir._dispatch import Dispatcher

@@ -9,6 +9,7 @@
 | ``DSL_CHECK_INPUTS`` | unset | ``1``: every call of a function compiled from then on snapshots its \
 non-output array inputs and raises ``RuntimeError`` if the call changed one (a debug guard; \
 the project's test suites turn it on) |
+| ``DSL_INTERPRET`` | unset | ``1``: ``@jit`` functions run in the reference interpreter (no compile) |
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Knobs:
     opt_level: int
     dump_dir: Path | None
     check_inputs: bool = False
+    interpret: bool = False
 
 
 def _default_cache_dir() -> Path:
@@ -48,4 +50,5 @@ def read() -> Knobs:
         opt_level=int(level),
         dump_dir=Path(dump) if dump else None,
         check_inputs=_flag("DSL_CHECK_INPUTS"),
+        interpret=_flag("DSL_INTERPRET"),
     )

@@ -85,7 +85,9 @@ def _parse_function(py_func: Callable[..., Any], overrides: Mapping[str, object]
     source = FunctionSource(node, src, Evaluator(py_func.__globals__, closure_of(py_func)),
                             annotations=dict(getattr(py_func, "__annotations__", {})),
                             overrides=dict(overrides or {}), strict=strict_ssa)
-    return build_function(context or default_context(), source)
+    fn = build_function(context or default_context(), source)
+    fn.python = py_func
+    return fn
 
 
 def parse_class(cls: type, *, strict_ssa: bool = True, source_map: SourceMap | None = None,
@@ -115,7 +117,9 @@ def _parse_class(cls: type, strict_ssa: bool, source_map: SourceMap | None,
                                       annotations=dict(getattr(fn, "__annotations__", {})),
                                       strict=options.get("strict_ssa", strict_ssa),
                                       is_method=True))
-    return build_program(context or default_context(), node.name, sources)
+    program = build_program(context or default_context(), node.name, sources)
+    program.python = cls
+    return program
 
 
 def function(fn: Callable[..., Any] | None = None, *, strict_ssa: bool = True,

@@ -1,0 +1,76 @@
+"""Differential fuzzing in CI: a fixed-seed budget of random valid programs, each compiled
+under every option set of ``fuzz_programs.OPTION_SETS`` (default, parallel=True,
+llvm_passes="default", opt_level=0), compared with the reference interpreter (tolerance
+per dtype), with the inputs checked unchanged after every call.
+
+The generator covers elementwise unary/binary ops with broadcasting and scalar operands,
+comparisons and select, reductions on any axes (keepdim or not), argmax, casts between
+every dtype pair of the enabled dtypes, slices/assemble with static and run-time offsets,
+subscript windows, matmul (transposes, out_dtype), shape ops, creation ops, loops with
+iter_args, ifs with yields, program calls, several results, static and dynamic shapes
+and 0-size dimensions: together with the interpreter's own tests this is the op x dtype
+matrix against numpy. Features that hit known bugs are off here (``KNOWN_BUGS``);
+``make fuzz`` runs longer (``FUZZ_SECONDS``) and writes minimized reproducers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, reject, seed, settings
+
+import dsl_parser.language as pl
+from dsl_runtime import jit
+
+sys.path.insert(0, str(Path(__file__).parent))
+import fuzz_programs as fp
+
+EXAMPLES = int(os.environ.get("DSL_FUZZ_EXAMPLES", "120"))
+
+
+def test_compiled_code_agrees_with_the_interpreter() -> None:
+    directory = Path(tempfile.mkdtemp(prefix="dsl-fuzz-ci-"))
+    ran: list[int] = []
+
+    @seed(20261201)
+    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck), print_blob=True)
+    @given(case=fp.programs(fp.Features()))
+    def one(case: fp.Case) -> None:
+        try:
+            ran.append(fp.check(case, directory=directory))
+        except fp.Skip:
+            reject()
+
+    try:
+        one()
+    finally:
+        fp.WORKER.close()
+    # the budget really compared programs (it cannot pass by rejecting them all)
+    assert len(ran) >= EXAMPLES // 2, f"only {len(ran)} of {EXAMPLES} programs ran"
+
+
+D1 = pl.dynamic("D1")
+
+
+def dynamic_one(x: pl.Tensor[[2, 3], pl.INT32], y: pl.Tensor[[2, D1], pl.INT32]):
+    return pl.sub(y, x)
+
+
+@pytest.mark.xfail(strict=True, reason="found by the fuzzer: a pl.dynamic size that is 1 at "
+                   "run time, broadcast against a static 3, is read out of bounds (wrong "
+                   "values, no error)")
+def test_dynamic_size_one_against_a_static_size_is_checked_or_broadcast() -> None:
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    y = np.array([[10], [20]], np.int32)
+    f = jit(dynamic_one)
+    try:
+        got = f(x, y)
+    except (ValueError, IndexError):  # a clear run-time check is a fix too
+        return
+    np.testing.assert_array_equal(got, y - x)
