@@ -5,13 +5,16 @@
 // arguments, and each `gpu.launch_func` becomes a parallel loop over the grid
 // around sequential loops over the block, calling it. The result is ordinary
 // host code that the rest of `dsl-to-llvm-cpu` compiles (the inliner puts
-// the kernel body into the loops).
+// the kernel body into the loops). With `boundscheck`, each element access
+// of a kernel checks its indices first (dsl/Conversion/RuntimeChecks.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dsl/Conversion/Passes.h"
+#include "dsl/Conversion/RuntimeChecks.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -21,6 +24,7 @@ namespace mlir::dsl {
 } // namespace mlir::dsl
 
 using namespace mlir;
+using namespace mlir::dsl;
 
 namespace {
 
@@ -96,6 +100,83 @@ FailureOr<func::FuncOp> outlineKernel(gpu::GPUFuncOp kernel,
   return fn;
 }
 
+/// Whether every index of an access of `memref` is in range (unsigned
+/// comparisons: a negative index is out of range), and the report's values.
+Value indicesInRange(OpBuilder &b, Location loc, Value memref,
+                     ValueRange indices, SmallVectorImpl<RuntimeCheck> &checks,
+                     StringRef message) {
+  SmallVector<Value> conditions;
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    Value size = memref::DimOp::create(b, loc, memref, d);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, size);
+    conditions.push_back(ok);
+    Value dim = arith::ConstantIndexOp::create(b, loc, d);
+    checks.push_back({ok, RuntimeErrorKind::Index, message.str(), {index, dim, size}});
+  }
+  return allOf(b, loc, conditions);
+}
+
+std::string accessMessage(Operation *op, StringRef kernel, StringRef what) {
+  return ("kernel '" + kernel + "' at " + describeLocation(op->getLoc()) + ": " +
+          what + " index {0} is out of range for dimension {1} of size {2}")
+      .str();
+}
+
+/// Guards every memref.load/store of `fn` (the outlined kernel `kernel`) by
+/// a check of its indices: out of range, the error is reported and the
+/// access skipped (a load yields 0).
+void addBoundsChecks(func::FuncOp fn, StringRef kernel, ModuleOp module) {
+  SmallVector<Operation *> accesses;
+  fn.walk([&](Operation *op) {
+    if (isa<memref::LoadOp, memref::StoreOp>(op))
+      accesses.push_back(op);
+  });
+  for (Operation *op : accesses) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    SmallVector<RuntimeCheck> checks;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (load.getIndices().empty())
+        continue;
+      Value ok = indicesInRange(b, loc, load.getMemRef(), load.getIndices(), checks,
+                                accessMessage(op, kernel, "load"));
+      Type type = load.getType();
+      auto guarded = scf::IfOp::create(
+          b, loc, ok,
+          [&](OpBuilder &tb, Location tl) {
+            Operation *moved = tb.clone(*op);
+            scf::YieldOp::create(tb, tl, moved->getResult(0));
+          },
+          [&](OpBuilder &eb, Location el) {
+            for (const RuntimeCheck &c : checks)
+              emitCheck(eb, el, module, c.ok, c.kind, c.message, c.values);
+            Value zero = arith::ConstantOp::create(eb, el, eb.getZeroAttr(type));
+            scf::YieldOp::create(eb, el, zero);
+          });
+      load.replaceAllUsesWith(guarded.getResult(0));
+      load.erase();
+      continue;
+    }
+    auto store = cast<memref::StoreOp>(op);
+    if (store.getIndices().empty())
+      continue;
+    Value ok = indicesInRange(b, loc, store.getMemRef(), store.getIndices(), checks,
+                              accessMessage(op, kernel, "store"));
+    scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &tb, Location tl) {
+          tb.clone(*op);
+          scf::YieldOp::create(tb, tl);
+        },
+        [&](OpBuilder &eb, Location el) {
+          for (const RuntimeCheck &c : checks)
+            emitCheck(eb, el, module, c.ok, c.kind, c.message, c.values);
+          scf::YieldOp::create(eb, el);
+        });
+    store.erase();
+  }
+}
+
 /// Replaces `launch` by loops over its grid and block calling `fn`.
 LogicalResult lowerLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
   if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
@@ -131,6 +212,7 @@ LogicalResult lowerLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
 
 struct DslLowerLaunchesToCpu
     : dsl::impl::DslLowerLaunchesToCpuBase<DslLowerLaunchesToCpu> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     llvm::StringMap<func::FuncOp> outlined;
@@ -139,9 +221,12 @@ struct DslLowerLaunchesToCpu
       for (auto kernel : llvm::make_early_inc_range(gm.getOps<gpu::GPUFuncOp>())) {
         if (!kernel.isKernel())
           continue;
+        std::string name = kernel.getName().str();
         FailureOr<func::FuncOp> fn = outlineKernel(kernel, gm);
         if (failed(fn))
           return signalPassFailure();
+        if (boundscheck)
+          addBoundsChecks(*fn, name, module);
         outlined[(gm.getName() + "::" + kernel.getName()).str()] = *fn;
       }
     }

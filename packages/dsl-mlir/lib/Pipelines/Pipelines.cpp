@@ -64,6 +64,11 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
                      "visible (faster JIT; ExecutionEngine.invoke(name) then "
                      "does not find them)"),
       llvm::cl::init(false)};
+  Option<bool> boundscheck{
+      *this, "boundscheck",
+      llvm::cl::desc("Check the indices of every element access of kernels "
+                     "(an access out of range is an IndexError after the call)"),
+      llvm::cl::init(false)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Polynomial approximations of vector exp/log/tanh "
@@ -81,7 +86,10 @@ std::string listText(ArrayRef<int64_t> xs) {
 /// The textual pipeline behind `dsl-to-llvm-cpu` (documented in
 /// docs/dialect.md).
 std::string cpuPipelineText(const CpuPipelineOptions &opts) {
-  std::string p = "dsl-lower-launches-to-cpu,inline,convert-dsl-to-linalg,canonicalize,";
+  std::string p = "dsl-lower-launches-to-cpu";
+  if (opts.boundscheck)
+    p += "{boundscheck}";
+  p += ",inline,convert-dsl-to-linalg,canonicalize,";
   if (opts.fuseElementwise)
     p += "func.func(linalg-fuse-elementwise-ops),";
   if (opts.vectorize) {

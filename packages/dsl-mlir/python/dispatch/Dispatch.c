@@ -14,10 +14,17 @@
  * `check_inputs`, every input buffer is snapshotted before the call and an
  * input that changed is a RuntimeError after it (the DSL_CHECK_INPUTS knob).
  *
+ * Run-time checks of the compiled code (offsets and sizes of tensor ops,
+ * kernel element accesses under boundscheck) report through the error hook
+ * below, whose address the loader stores in the module's `__dsl_error_hook`
+ * global; after each call the recorded error becomes IndexError/ValueError.
+ *
  *===----------------------------------------------------------------------===*/
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -98,20 +105,142 @@ static int itemsize_of(char f) {
   }
 }
 
+/*--- the error hook of compiled code ------------------------------------------*/
+
+#define ERROR_TEXT 1024
+
+/* The first error of the current call on this thread: kind char + text. The
+ * dispatcher marks the threads running a call (t_calls); code running on other
+ * threads (the async runtime's workers under `parallel`) records into the
+ * process-wide slot, read by the next check on any thread. */
+static _Thread_local int t_calls;
+static _Thread_local int t_has_error;
+static _Thread_local char t_error[ERROR_TEXT];
+static atomic_int g_claimed, g_pending;
+static char g_error[ERROR_TEXT];
+
+/* `message` with {0}..{3} replaced by the values (no printf: the text comes
+ * from compiled code). */
+static void format_error(char *dst, const char *message, const int64_t values[4]) {
+  size_t n = 0;
+  for (const char *p = message; *p && n + 24 < ERROR_TEXT; ++p) {
+    if (p[0] == '{' && p[1] >= '0' && p[1] <= '3' && p[2] == '}') {
+      n += (size_t)snprintf(dst + n, ERROR_TEXT - n, "%lld", (long long)values[p[1] - '0']);
+      p += 2;
+    } else {
+      dst[n++] = *p;
+    }
+  }
+  dst[n] = 0;
+}
+
+/* void hook(const char *message, int64_t v0, int64_t v1, int64_t v2, int64_t v3) */
+static void dsl_error_hook(const char *message, int64_t v0, int64_t v1, int64_t v2,
+                           int64_t v3) {
+  const int64_t values[4] = {v0, v1, v2, v3};
+  if (!message) return;
+  if (t_calls > 0) {
+    if (!t_has_error) {
+      format_error(t_error, message, values);
+      t_has_error = 1;
+    }
+    return;
+  }
+  if (atomic_exchange(&g_claimed, 1) == 0) {
+    format_error(g_error, message, values);
+    atomic_store(&g_pending, 1);
+  }
+}
+
+/* Takes the pending error (this thread's, else the process-wide one) into
+ * `out`; returns 1 if there was one. */
+static int take_error_text(char *out) {
+  if (t_has_error) {
+    memcpy(out, t_error, ERROR_TEXT);
+    t_has_error = 0;
+    return 1;
+  }
+  if (atomic_load(&g_pending)) {
+    memcpy(out, g_error, ERROR_TEXT);
+    atomic_store(&g_pending, 0);
+    atomic_store(&g_claimed, 0);
+    return 1;
+  }
+  return 0;
+}
+
+/* Raises the pending error of compiled code, if any: -1 with an exception set. */
+static int raise_pending(PyObject *fname) {
+  char text[ERROR_TEXT];
+  if (!take_error_text(text)) return 0;
+  PyObject *type = text[0] == 'V' ? PyExc_ValueError : PyExc_IndexError;
+  const char *body = text[0] ? text + 1 : text;
+  if (fname)
+    PyErr_Format(type, "%U: %s", fname, body);
+  else
+    PyErr_SetString(type, body);
+  return -1;
+}
+
+static PyObject *py_error_hook_address(PyObject *self, PyObject *unused) {
+  return PyLong_FromVoidPtr((void *)dsl_error_hook);
+}
+
+static PyObject *py_raise_pending_error(PyObject *self, PyObject *unused) {
+  if (raise_pending(NULL) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_clear_pending_error(PyObject *self, PyObject *unused) {
+  char text[ERROR_TEXT];
+  while (take_error_text(text)) {}
+  Py_RETURN_NONE;
+}
+
 /*--- scalars ---------------------------------------------------------------*/
 
 typedef union { int64_t i64; uint64_t u64; double f64; float f32; uint16_t u16;
                 int32_t i32; int16_t i16; int8_t i8; uint8_t u8; void *ptr; } Scalar;
 
+static int int_value_in_range(PackedKernel *k, Slot *s, PyObject *arg, long long lo,
+                              unsigned long long hi, int is_unsigned, Scalar *out);
+
+/* An array of rank >= 1 (numpy arrays have __index__/__float__ for one element):
+ * never a scalar argument. Only asked of objects that are not int or float. */
+static int has_dimensions(PyObject *arg) {
+  PyObject *ndim = PyObject_GetAttrString(arg, "ndim");
+  if (!ndim) {
+    PyErr_Clear();
+    return 0;
+  }
+  long n = PyLong_Check(ndim) ? PyLong_AsLong(ndim) : 0;
+  Py_DECREF(ndim);
+  if (n == -1 && PyErr_Occurred()) PyErr_Clear();
+  return n > 0;
+}
+
+/* An integer argument: a Python int or an object with __index__ (numpy integer
+ * scalars), never a float; `lo..hi` the range of the slot's type. */
 static int int_in_range(PackedKernel *k, Slot *s, PyObject *arg, long long lo,
                         unsigned long long hi, int is_unsigned, Scalar *out) {
+  PyObject *owned = NULL; /* a numpy integer scalar (or any __index__ object) as an int */
   if (!PyLong_Check(arg)) {
-    if (PyFloat_Check(arg) || !PyIndex_Check(arg)) {
+    if (PyFloat_Check(arg) || !PyIndex_Check(arg) || has_dimensions(arg)) {
       PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects an integer (%s), got %s",
                    k->fname, s->name, s->dtype, Py_TYPE(arg)->tp_name);
       return -1;
     }
+    owned = PyNumber_Index(arg);
+    if (!owned) return -1;
+    arg = owned;
   }
+  int rc = int_value_in_range(k, s, arg, lo, hi, is_unsigned, out);
+  Py_XDECREF(owned);
+  return rc;
+}
+
+static int int_value_in_range(PackedKernel *k, Slot *s, PyObject *arg, long long lo,
+                              unsigned long long hi, int is_unsigned, Scalar *out) {
   int overflow = 0;
   if (is_unsigned) {
     unsigned long long v = PyLong_AsUnsignedLongLong(arg);
@@ -131,6 +260,12 @@ static int int_in_range(PackedKernel *k, Slot *s, PyObject *arg, long long lo,
     return -1;
   }
   return 0;
+}
+
+/* numpy.bool_ (no __index__, not an int): accepted for bool parameters. */
+static int is_numpy_bool(PyObject *arg) {
+  const char *name = Py_TYPE(arg)->tp_name;
+  return strcmp(name, "numpy.bool") == 0 || strcmp(name, "numpy.bool_") == 0;
 }
 
 static uint16_t to_bf16(float f) {
@@ -158,7 +293,7 @@ static int marshal_scalar(PackedKernel *k, Slot *s, PyObject *arg, Scalar *out) 
   case K_U8: if (int_in_range(k, s, arg, 0, UINT8_MAX, 1, out)) return -1;
     out->u8 = (uint8_t)out->u64; return 0;
   case K_BOOL:
-    if (!PyBool_Check(arg) && !PyLong_Check(arg)) {
+    if (!PyBool_Check(arg) && !PyLong_Check(arg) && !is_numpy_bool(arg)) {
       PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects a bool, got %s", k->fname,
                    s->name, Py_TYPE(arg)->tp_name);
       return -1;
@@ -177,8 +312,11 @@ static int marshal_scalar(PackedKernel *k, Slot *s, PyObject *arg, Scalar *out) 
     return 0;
   default: break;
   }
-  /* floats accept Python floats and ints */
-  if (!PyFloat_Check(arg) && !PyLong_Check(arg)) {
+  /* floats accept Python floats and ints, and numpy scalars (objects with __float__
+   * or __index__: np.float32, np.int64, ...) but not strings, None or arrays */
+  PyNumberMethods *nb = Py_TYPE(arg)->tp_as_number;
+  if (!PyFloat_Check(arg) && !PyLong_Check(arg) &&
+      (!nb || (!nb->nb_float && !nb->nb_index) || has_dimensions(arg))) {
     PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects a number (%s), got %s", k->fname,
                  s->name, s->dtype, Py_TYPE(arg)->tp_name);
     return -1;
@@ -238,6 +376,11 @@ static int marshal_memref(PackedKernel *k, Slot *s, PyObject *arg, Py_buffer *vi
       PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects a %dD %s array, got %s",
                    k->fname, s->name, s->ndim, s->dtype, Py_TYPE(arg)->tp_name);
     return -1;
+  }
+  if (view->ndim == 0 && s->ndim > 0) { /* a numpy scalar or a 0-d array */
+    PyErr_Format(PyExc_TypeError, "%U: argument '%U' expects a %dD %s array, got a 0-d %s",
+                 k->fname, s->name, s->ndim, s->dtype, Py_TYPE(arg)->tp_name);
+    goto fail;
   }
   char f = format_char(view->format);
   if (f != s->format) {
@@ -489,6 +632,7 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
   }
   if (k->noutputs && route_outputs(k, &b, descs) < 0) goto fail;
   if (k->check_inputs && snapshot_inputs(k, &b) < 0) goto fail;
+  ++t_calls;
   if (elements >= k->gil_threshold) {
     Py_BEGIN_ALLOW_THREADS
     k->fn(packed);
@@ -496,6 +640,11 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
   } else {
     k->fn(packed);
   }
+  --t_calls;
+  /* A failed run-time check comes first: the outputs hold nothing usable. */
+  if ((t_has_error || atomic_load_explicit(&g_pending, memory_order_relaxed)) &&
+      raise_pending(k->fname) < 0)
+    goto fail;
   if (k->noutputs || k->check_inputs) rc = finish_call(k, &b);
   release_buffers(&b);
   if (rc < 0) return NULL;
@@ -798,9 +947,18 @@ static PyTypeObject DispatcherType = {
     .tp_descr_get = dispatcher_descr_get,
 };
 
+static PyMethodDef dispatch_functions[] = {
+    {"error_hook_address", py_error_hook_address, METH_NOARGS,
+     "address of the error hook that compiled code calls (stored in its __dsl_error_hook)"},
+    {"raise_pending_error", py_raise_pending_error, METH_NOARGS,
+     "raise the error compiled code recorded in this thread (IndexError/ValueError), if any"},
+    {"clear_pending_error", py_clear_pending_error, METH_NOARGS,
+     "forget a recorded error"},
+    {NULL, NULL, 0, NULL}};
+
 static struct PyModuleDef dispatch_module = {
     PyModuleDef_HEAD_INIT, "_dispatch",
-    "Fast per-call marshalling into MLIR's packed C interface.", -1, NULL,
+    "Fast per-call marshalling into MLIR's packed C interface.", -1, dispatch_functions,
     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__dispatch(void) {

@@ -35,20 +35,24 @@ from ._paths import get_cmake_dir as get_cmake_dir
 from ._paths import get_include_dir as get_include_dir
 from ._version import MLIR_VERSION as MLIR_VERSION
 from ._version import __version__ as __version__
+from .api import ERROR_HOOK_SYMBOL as ERROR_HOOK_SYMBOL
 from .api import FAST_LLVM_PASSES as FAST_LLVM_PASSES
 from .api import PluginInfo as PluginInfo
 from .api import context as context
+from .api import install_error_hook as install_error_hook
 from .api import jit as jit
 from .api import load_plugin as load_plugin
 from .api import loaded_plugins as loaded_plugins
 from .api import lower as lower
 from .api import parse_module as parse_module
 from .api import pipeline_names as pipeline_names
+from .api import raise_pending_error as raise_pending_error
 from .api import to_llvm_ir as to_llvm_ir
 from .api import verify as verify
 
 __all__ = [
     "ASYNC_RUNTIME",
+    "ERROR_HOOK_SYMBOL",
     "FAST_LLVM_PASSES",
     "GPU_RUNTIME",
     "MLIR_VERSION",
@@ -63,6 +67,7 @@ __all__ = [
     "execution_engine",
     "get_cmake_dir",
     "get_include_dir",
+    "install_error_hook",
     "ir",
     "jit",
     "load_plugin",
@@ -71,6 +76,7 @@ __all__ = [
     "parse_module",
     "passmanager",
     "pipeline_names",
+    "raise_pending_error",
     "runtime",
     "to_llvm_ir",
     "verify",

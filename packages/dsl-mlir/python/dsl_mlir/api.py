@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import threading
@@ -48,6 +49,58 @@ FAST_LLVM_PASSES = (
     "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,"
     "simplifycfg,loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,simplifycfg)"
 )
+
+
+#: The i64 global of compiled code that holds the address of its error hook: the
+#: run-time checks (offsets and sizes of tensor ops, kernel accesses under
+#: ``boundscheck``) call it when they fail (docs/mlir.md, "Run-time checks").
+ERROR_HOOK_SYMBOL = "__dsl_error_hook"
+
+
+def _has_error_hook(module: ir.Module) -> bool:
+    """Whether ``module`` (LLVM dialect) defines the error-hook global as a writable i64."""
+    for op in module.body.operations:
+        operation = op.operation
+        if operation.name != "llvm.mlir.global":
+            continue
+        attrs = operation.attributes
+        if "sym_name" not in attrs or ir.StringAttr(attrs["sym_name"]).value != ERROR_HOOK_SYMBOL:
+            continue
+        if "constant" in attrs or "thread_local_" in attrs or "value" not in attrs:
+            return False
+        global_type = ir.TypeAttr(attrs["global_type"]).value
+        space = attrs["addr_space"] if "addr_space" in attrs else None
+        return str(global_type) == "i64" and (space is None or ir.IntegerAttr(space).value == 0)
+    return False
+
+
+def install_error_hook(global_address: int) -> None:
+    """Store the address of dsl-mlir's error hook into the ``__dsl_error_hook``
+    global at ``global_address`` (of a JIT'd module or a loaded shared library)."""
+    from ._dispatch import error_hook_address
+
+    if not global_address:
+        raise ValueError("install_error_hook: null address")
+    ctypes.c_int64.from_address(global_address).value = error_hook_address()
+
+
+def raise_pending_error() -> None:
+    """Raise the error a run-time check of compiled code recorded during the last call
+    (IndexError for offsets and indices, ValueError for sizes), if any."""
+    from ._dispatch import raise_pending_error as _raise
+
+    _raise()
+
+
+class ExecutionEngine(execution_engine.ExecutionEngine):
+    """MLIR's ExecutionEngine; ``invoke`` raises what the run-time checks recorded."""
+
+    def invoke(self, name: str, *ctypes_args: object) -> None:
+        from ._dispatch import clear_pending_error
+
+        clear_pending_error()
+        super().invoke(name, *ctypes_args)
+        raise_pending_error()
 
 
 def pipeline_names() -> list[str]:
@@ -319,6 +372,10 @@ def jit(
     generation stays at ``opt_level``; see ``FAST_LLVM_PASSES``); ``object_dump=True`` keeps the
     object code for ``engine.dump_to_object_file(path)``. Look up entry points
     with ``engine.raw_lookup("_mlir_ciface_<name>")``.
+
+    The module's run-time checks report through the error hook installed here:
+    ``engine.invoke(name, ...)`` raises their IndexError/ValueError after the call;
+    code calling the entries directly calls ``raise_pending_error()`` afterwards.
     """
     verify(module)
     if not 0 <= opt_level <= 3:
@@ -326,10 +383,12 @@ def jit(
     libs = [*shared_libs, *([ASYNC_RUNTIME] if parallel else []), *([GPU_RUNTIME] if gpu else [])]
     try:
         if llvm_passes is None:
-            engine = execution_engine.ExecutionEngine(module, opt_level=opt_level, shared_libs=libs,
-                                                       enable_object_dump=object_dump)
+            engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs,
+                                     enable_object_dump=object_dump)
         else:
             engine = create_engine(module, llvm_passes, opt_level, libs, object_dump)
+        if _has_error_hook(module):
+            install_error_hook(engine.raw_lookup(ERROR_HOOK_SYMBOL))
         if gpu:
             engine.initialize()  # global constructors: load the kernels' module
     except (RuntimeError, ir.MLIRError) as err:

@@ -31,11 +31,13 @@ def numpy_dtype(name: str) -> np.dtype[Any]:
 def _result_allocator(abi: KernelABI) -> Any:
     """A function (inputs) -> list of freshly allocated result arrays."""
     where: dict[str, tuple[int, int]] = {}
+    params: dict[int, Param] = {}  # argument position -> the tensor parameter read there
     position = 0  # arguments are the inputs' slots, in order (a struct gives one per leaf)
     for p in abi.inputs:
         for d, dim in enumerate(p.shape or ()):
             if isinstance(dim, str):
                 where.setdefault(dim, (position, d))
+                params[position] = p
         position += len(p.slots)
     plans = []
     for r in abi.results:
@@ -58,7 +60,7 @@ def _result_allocator(abi: KernelABI) -> Any:
                 if how == "static":
                     shape.append(what)
                 elif how == "bound":
-                    shape.append(np.shape(args[what[0]])[what[1]])
+                    shape.append(_size_of(args, what, params[what[0]], abi.function))
                 else:
                     raise ValueError(
                         f"{abi.function}: the size of dimension {what} of result '{name}' is not "
@@ -67,6 +69,22 @@ def _result_allocator(abi: KernelABI) -> Any:
         return out
 
     return allocate
+
+
+def _size_of(args: Sequence[Any], where: tuple[int, int], param: Param, function: str) -> int:
+    """Size ``where[1]`` of the array argument ``args[where[0]]`` (TypeError naming the
+    parameter when it is not an array of the parameter's rank)."""
+    position, dim = where
+    if position >= len(args):
+        raise TypeError(f"{function}() takes {position + 1} or more arguments, got {len(args)}")
+    value = args[position]
+    shape = getattr(value, "shape", None)
+    rank = len(param.shape or ())
+    if not isinstance(shape, tuple) or len(shape) != rank:
+        got = (f"a {len(shape)}-d array" if isinstance(shape, tuple) else type(value).__name__)
+        raise TypeError(f"{function}(): argument '{param.name}' expects a {rank}-d "
+                        f"{param.dtype} array, got {got}")
+    return int(shape[dim])
 
 
 @dataclass

@@ -163,7 +163,8 @@ def _pipeline_options(options: CompileOptions) -> dict[str, bool | int | str]:
     """The pipeline's options; the runtime calls only the C interfaces, so on the CPU the
     functions themselves are internalized (LLVM then compiles about half as much)."""
     if options.pipeline == "dsl-to-llvm-cpu":
-        return {"internalize-entries": True, **options.pipeline_options}
+        extra: dict[str, bool | int | str] = {"boundscheck": True} if options.boundscheck else {}
+        return {"internalize-entries": True, **extra, **options.pipeline_options}
     return dict(options.pipeline_options)
 
 
@@ -250,11 +251,16 @@ def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: bytes
     exactly what was verified, whatever happens to the cache folder meanwhile."""
     import ctypes
 
+    import dsl_mlir
+
     from .safefs import dlopen_bytes
 
     t = time.perf_counter()
     lib = dlopen_bytes(library, f"dsl-{abi.function}")
     address = ctypes.cast(getattr(lib, abi.packed_symbol), ctypes.c_void_p).value
+    if dsl_mlir.ERROR_HOOK_SYMBOL in lowered_text:  # the code has run-time checks
+        hook = ctypes.c_int64.in_dll(lib, dsl_mlir.ERROR_HOOK_SYMBOL)
+        dsl_mlir.install_error_hook(ctypes.addressof(hook))
     kernel = _packed_kernel(abi, address)
     timings = {"load": time.perf_counter() - t}
     return CompiledFunction(abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text),

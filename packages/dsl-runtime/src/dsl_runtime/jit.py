@@ -81,9 +81,11 @@ class JitFunction:
             elif spec.kind == "stream":
                 runtime.append(_stream_handle(value))
             elif spec.kind != "constexpr":
-                runtime.append(_as_buffer(value))
+                runtime.append(_as_buffer(value, f"{self.name}(): argument '{spec.name}'"))
         if out is not None:
-            out = tuple(_as_buffer(o) for o in out) if type(out) is tuple else _as_buffer(out)
+            where = f"{self.name}(): out="
+            out = (tuple(_as_buffer(o, where) for o in out) if type(out) is tuple
+                   else _as_buffer(out, where))
         return compiled(*runtime, out=out)
 
     def _bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> list[Any]:
@@ -291,12 +293,13 @@ def _parsed_entry(target: Any, entry: str | None) -> Any:
 
 
 def _shape_of(value: Any, spec: ParamSpec, name: str) -> tuple[int, ...]:
-    array = _as_buffer(value)
+    array = _as_buffer(value, f"{name}(): argument '{spec.name}'")
     shape = getattr(array, "shape", None)
     dtype = getattr(array, "dtype", None)
-    if shape is None or dtype is None:
+    if not isinstance(shape, tuple) or dtype is None or not shape:
+        got = "a 0-d array" if shape == () else type(value).__name__
         raise TypeError(f"{name}(): argument '{spec.name}' expects a {spec.annotation.dtype.numpy_name} "
-                        f"array, got {type(value).__name__}")
+                        f"array, got {got}")
     want = spec.annotation.dtype.numpy_name
     got = "bfloat16" if want == "bfloat16" and str(dtype) == "uint16" else str(dtype)
     if got != want:
@@ -311,8 +314,9 @@ def _stream_handle(value: Any) -> int | None:
     return dc.Stream(value).handle or None
 
 
-def _as_buffer(value: Any) -> Any:
-    """numpy arrays, numbers and GPU arrays pass through; CPU DLPack tensors become ndarray views."""
+def _as_buffer(value: Any, where: str = "argument") -> Any:
+    """numpy arrays, numbers and GPU arrays pass through; CPU DLPack tensors become ndarray views
+    (TypeError starting with ``where``, e.g. "f(): argument 'x'", when that fails)."""
     if hasattr(value, "__cuda_array_interface__"):
         return value
     if hasattr(value, "__dlpack__") and not hasattr(value, "__array_interface__"):
@@ -320,8 +324,9 @@ def _as_buffer(value: Any) -> Any:
 
         try:
             return np.from_dlpack(value)
-        except (BufferError, RuntimeError, TypeError) as err:
-            raise TypeError(f"cannot view {type(value).__name__} through DLPack on the CPU: {err}") from None
+        except Exception as err:  # a broken __dlpack__ may raise anything
+            raise TypeError(f"{where}: cannot view {type(value).__name__} through DLPack on the "
+                            f"CPU: {err}") from None
     return value
 
 

@@ -10,6 +10,7 @@
 non-output array inputs and raises ``RuntimeError`` if the call changed one (a debug guard; \
 the project's test suites turn it on) |
 | ``DSL_INTERPRET`` | unset | ``1``: ``@jit`` functions run in the reference interpreter (no compile) |
+| ``DSL_BOUNDSCHECK`` | unset | ``1`` checks kernel element accesses (the default of the ``boundscheck`` option, part of the cache key) |
 """
 
 from __future__ import annotations
@@ -52,3 +53,12 @@ def read() -> Knobs:
         check_inputs=_flag("DSL_CHECK_INPUTS"),
         interpret=_flag("DSL_INTERPRET"),
     )
+
+
+def read_boundscheck() -> bool:
+    """``DSL_BOUNDSCHECK``: the default of the ``boundscheck`` compile option (read when
+    the options are made, e.g. at ``@jit``)."""
+    value = os.environ.get("DSL_BOUNDSCHECK", "").strip().lower()
+    if value not in ("", "0", "1", "true", "false", "yes", "no", "on", "off"):
+        raise ValueError(f"DSL_BOUNDSCHECK must be 0 or 1, got {value!r}")
+    return _flag("DSL_BOUNDSCHECK")

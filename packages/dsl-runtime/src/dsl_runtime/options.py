@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from . import knobs
+
 #: Where kernels launched by a function run: ``cpu`` (loops over grid and block,
 #: everywhere) or ``nvptx`` (PTX launched through the CUDA driver).
 Backend = Literal["cpu", "nvptx"]
@@ -31,13 +33,29 @@ class CompileOptions(BaseModel):
     #: Code generation runs at ``opt_level`` either way.
     llvm_passes: str = "fast"
     strict_ssa: bool = True
+    #: Check the indices of every element access of kernels (``x[i]`` in ``@pl.kernel``):
+    #: an access out of range is an IndexError naming the kernel's line. Default: the
+    #: environment variable ``DSL_BOUNDSCHECK`` (``1`` turns it on) on the cpu backend,
+    #: else off. The cpu backend only (docs/kernels.md).
+    boundscheck: bool = False
 
     @model_validator(mode="before")
     @classmethod
     def _pipeline_of_backend(cls, data: Any) -> Any:
         if isinstance(data, dict) and "pipeline" not in data and data.get("backend") in _PIPELINES:
             data = {**data, "pipeline": _PIPELINES[data["backend"]]}
+        if (isinstance(data, dict) and "boundscheck" not in data
+                and data.get("backend", "cpu") == "cpu" and knobs.read_boundscheck()):
+            data = {**data, "boundscheck": True}
         return data
+
+    @model_validator(mode="after")
+    def _boundscheck_backend(self) -> CompileOptions:
+        if self.boundscheck and self.backend != "cpu":
+            raise ValueError(f"boundscheck=True is supported by the cpu backend only, not "
+                             f"{self.backend!r} (run the kernel with backend='cpu' to check "
+                             "its accesses)")
+        return self
 
     @property
     def parallel(self) -> bool:
@@ -65,6 +83,8 @@ class CompileOptions(BaseModel):
         base = self.model_dump()
         if "backend" in fields and "pipeline" not in fields and base["pipeline"] == _PIPELINES[self.backend]:
             del base["pipeline"]
+        if fields.get("backend", "cpu") != "cpu" and "boundscheck" not in fields:
+            base["boundscheck"] = False  # kernel checks are a cpu-backend feature
         return CompileOptions(**{**base, **fields})
 
     def key(self) -> str:

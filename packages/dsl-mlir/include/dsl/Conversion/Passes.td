@@ -20,7 +20,7 @@ def DslCheckLowerable : Pass<"dsl-check-lowerable"> {
   }];
 }
 
-def ConvertDslToLinalg : Pass<"convert-dsl-to-linalg"> {
+def ConvertDslToLinalg : Pass<"convert-dsl-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lower dsl ops to linalg, tensor and arith";
   let description = [{
     Elementwise ops (with broadcasting in the indexing maps and scalars
@@ -30,8 +30,16 @@ def ConvertDslToLinalg : Pass<"convert-dsl-to-linalg"> {
     reshapes become `tensor.collapse_shape`/`tensor.expand_shape`; slices,
     `dsl.assemble` and `dsl.concat` become `tensor.extract_slice` /
     `tensor.insert_slice`. See docs/dialect.md for each op.
+
+    Offsets and sizes known only at run time (slice, assemble, the dynamic
+    sizes of create_tensor, full and arange) are checked once per op; a
+    failed check calls the module's error hook (`__dsl_error_hook`, an LLVM
+    global created on demand) and the op computes a safe value instead of
+    touching memory out of bounds (see docs/mlir.md, "Run-time checks").
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
@@ -148,10 +156,21 @@ def DslLowerLaunchesToCpu : Pass<"dsl-lower-launches-to-cpu", "::mlir::ModuleOp"
     Kernels that use workgroup or private memory, barriers or other gpu ops
     are rejected with an error at the op (threads of a block run one after
     another here). The gpu modules and `gpu.container_module` are removed.
+
+    With `boundscheck`, every `memref.load` and `memref.store` of a kernel
+    checks its indices against the memref's sizes: an access out of range
+    reports an IndexError naming the kernel's line through the module's
+    error hook (see convert-dsl-to-linalg) and does nothing (a load gives 0).
   }];
+  let options = [
+    Option<"boundscheck", "boundscheck", "bool", /*default=*/"false",
+           "Check the indices of every element access of the kernels">
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def DslGpuLaunchToLlvm : Pass<"dsl-gpu-launch-to-llvm", "::mlir::ModuleOp"> {

@@ -3,15 +3,19 @@
 // transpose is a parallel linalg.generic (it fuses with elementwise
 // neighbours); reshape, expand_dims and squeeze are tensor reshapes (views
 // after bufferization); concat, slice and assemble are tensor slice ops.
+// The run-time offsets of slice and assemble are checked once per op
+// (dsl/Conversion/RuntimeChecks.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 
+#include "dsl/Conversion/RuntimeChecks.h"
 #include "dsl/Dialect/Dsl/IR/DslDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::dsl;
@@ -113,6 +117,8 @@ SmallVector<OpFoldResult> unitStrides(OpBuilder &b, int64_t rank) {
 }
 
 /// tensor.empty + one tensor.insert_slice per input at a running offset.
+/// Dynamic sizes other than the axis must agree with the first input's at
+/// run time (checked once; ValueError).
 struct ConcatLowering : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatOp op,
@@ -142,52 +148,234 @@ struct ConcatLowering : OpRewritePattern<ConcatOp> {
       OpFoldResult s = d == axis ? total : sizes.front()[d];
       dyn.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, s));
     }
-    Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                           type.getElementType(), dyn);
-    OpFoldResult offset = rewriter.getIndexAttr(0);
-    for (auto [i, v] : llvm::enumerate(op.getInputs())) {
-      if (isZeroInteger(sizes[i][axis]))
-        continue; // nothing to insert (and offset == size would not verify)
-      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-      offsets[axis] = offset;
-      result = tensor::InsertSliceOp::create(rewriter, loc, v, result, offsets,
-                                             sizes[i], unitStrides(rewriter, rank));
-      if (i + 1 < sizes.size())
-        offset = add(offset, sizes[i][axis]);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType(), dyn);
+    auto insertAll = [&](OpBuilder &b) {
+      Value result = empty;
+      OpFoldResult offset = b.getIndexAttr(0);
+      for (auto [i, v] : llvm::enumerate(op.getInputs())) {
+        if (isZeroInteger(sizes[i][axis]))
+          continue; // nothing to insert (and offset == size would not verify)
+        SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+        offsets[axis] = offset;
+        result = tensor::InsertSliceOp::create(b, loc, v, result, offsets,
+                                               sizes[i], unitStrides(b, rank));
+        if (i + 1 < sizes.size())
+          offset = add(offset, sizes[i][axis]);
+      }
+      return result;
+    };
+    SmallVector<RuntimeCheck> checks = sameSizes(rewriter, op, sizes);
+    SmallVector<Value> conditions;
+    for (const RuntimeCheck &c : checks)
+      conditions.push_back(c.ok);
+    Value ok = allOf(rewriter, loc, conditions);
+    auto module = op->getParentOfType<ModuleOp>();
+    if (isConstantTrue(ok) || !module) {
+      rewriter.replaceOp(op, insertAll(rewriter));
+      return success();
     }
-    rewriter.replaceOp(op, result);
+    // Dynamic sizes other than the axis differ: report, give an empty result.
+    auto guarded = scf::IfOp::create(
+        rewriter, loc, ok,
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, insertAll(b)); },
+        [&](OpBuilder &b, Location l) {
+          for (const RuntimeCheck &c : checks)
+            emitCheck(b, l, module, c.ok, c.kind, c.message, c.values);
+          scf::YieldOp::create(b, l, empty);
+        });
+    rewriter.replaceOp(op, guarded.getResult(0));
     return success();
+  }
+
+  /// Each input's sizes other than the axis equal the first input's (checked
+  /// where one of them is dynamic).
+  static SmallVector<RuntimeCheck>
+  sameSizes(OpBuilder &b, ConcatOp op, ArrayRef<SmallVector<OpFoldResult>> sizes) {
+    Location loc = op.getLoc();
+    std::string message =
+        (op->getName().getStringRef() + " at " + describeLocation(loc) +
+         ": input {0} has size {1} in dimension {2} but the first input has {3}")
+            .str();
+    SmallVector<RuntimeCheck> checks;
+    for (size_t i = 1; i < sizes.size(); ++i) {
+      for (auto [d, size] : llvm::enumerate(sizes[i])) {
+        if (static_cast<int64_t>(d) == op.getAxis() ||
+            (getConstantIntValue(size) && getConstantIntValue(sizes[0][d])))
+          continue;
+        Value mine = getValueOrCreateConstantIndexOp(b, loc, size);
+        Value first = getValueOrCreateConstantIndexOp(b, loc, sizes[0][d]);
+        Value ok = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                                 mine, first);
+        checks.push_back({ok, RuntimeErrorKind::Value, message,
+                          {arith::ConstantIndexOp::create(b, loc, i), mine,
+                           arith::ConstantIndexOp::create(b, loc, d), first}});
+      }
+    }
+    return checks;
   }
 };
 
+/// The run-time checks that a window of `sizes` at `offsets` lies inside
+/// `extents`, one per dimension (offset, dimension, size, extent reported).
+struct WindowChecks {
+  SmallVector<RuntimeCheck> checks;
+  /// Every size is statically known to fit its extent: clamping a bad offset
+  /// to 0 then gives an in-bounds window (no branch around the op needed).
+  bool sizesFit = true;
+};
+
+WindowChecks checkWindow(OpBuilder &b, Location loc, StringRef message,
+                         ValueRange offsets, ArrayRef<OpFoldResult> sizes,
+                         ArrayRef<OpFoldResult> extents) {
+  WindowChecks result;
+  for (auto [d, off] : llvm::enumerate(offsets)) {
+    std::optional<int64_t> s = getConstantIntValue(sizes[d]);
+    std::optional<int64_t> e = getConstantIntValue(extents[d]);
+    Value size = getValueOrCreateConstantIndexOp(b, loc, sizes[d]);
+    Value extent = getValueOrCreateConstantIndexOp(b, loc, extents[d]);
+    Value ok;
+    if (s && e && *s <= *e) {
+      // 0 <= off <= extent - size, as one unsigned comparison.
+      Value room = arith::ConstantIndexOp::create(b, loc, *e - *s);
+      ok = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, off, room);
+    } else {
+      result.sizesFit = false;
+      Value fits = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sle,
+                                                 size, extent);
+      Value room = b.createOrFold<arith::SubIOp>(loc, extent, size);
+      Value inRoom = b.createOrFold<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::ule, off, room);
+      ok = b.createOrFold<arith::AndIOp>(loc, fits, inRoom);
+    }
+    Value dim = arith::ConstantIndexOp::create(b, loc, d);
+    result.checks.push_back({ok, RuntimeErrorKind::Index, message.str(),
+                             {off, dim, size, extent}});
+  }
+  return result;
+}
+
+std::string windowMessage(Operation *op, StringRef what, StringRef of) {
+  return (op->getName().getStringRef() + " at " + describeLocation(op->getLoc()) +
+          ": offset {0} in dimension {1} is out of bounds (" + what +
+          " of size {2} in " + of + " of size {3})")
+      .str();
+}
+
+/// `offsets` where a failed check is replaced by 0.
+SmallVector<OpFoldResult> clampedOffsets(OpBuilder &b, Location loc,
+                                         const WindowChecks &w) {
+  SmallVector<OpFoldResult> offsets;
+  Value zero;
+  for (const RuntimeCheck &c : w.checks) {
+    Value off = c.values[0];
+    if (isConstantTrue(c.ok)) {
+      offsets.push_back(getAsOpFoldResult(off));
+      continue;
+    }
+    if (!zero)
+      zero = arith::ConstantIndexOp::create(b, loc, 0);
+    offsets.push_back(arith::SelectOp::create(b, loc, c.ok, off, zero).getResult());
+  }
+  return offsets;
+}
+
+SmallVector<Value> conditionsOf(const WindowChecks &w) {
+  SmallVector<Value> conditions;
+  for (const RuntimeCheck &c : w.checks)
+    conditions.push_back(c.ok);
+  return conditions;
+}
+
+/// The window is checked once per op: with static sizes a bad offset is
+/// reported and clamped (no branch around the slice); otherwise the slice
+/// runs only when the whole window is in bounds, else an uninitialized
+/// tensor stands in (the call raises IndexError after it returns).
 struct SliceLowering : OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp op,
                                 PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
     auto type = op.getResult().getType();
-    SmallVector<OpFoldResult> offsets(op.getOffsets().begin(),
-                                      op.getOffsets().end());
+    auto module = op->getParentOfType<ModuleOp>();
+    if (!module)
+      return rewriter.notifyMatchFailure(op, "not inside a module");
     SmallVector<OpFoldResult> sizes;
     for (int64_t s : type.getShape())
       sizes.push_back(rewriter.getIndexAttr(s));
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, type, op.getSource(), offsets, sizes,
-        unitStrides(rewriter, type.getRank()));
+    WindowChecks w = checkWindow(rewriter, loc,
+                                 windowMessage(op, "a window", "a dimension"),
+                                 op.getOffsets(), sizes,
+                                 sizesOf(rewriter, loc, op.getSource()));
+    auto strides = unitStrides(rewriter, type.getRank());
+    if (w.sizesFit) {
+      emitChecks(rewriter, loc, module, w.checks);
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          op, type, op.getSource(), clampedOffsets(rewriter, loc, w), sizes,
+          strides);
+      return success();
+    }
+    SmallVector<OpFoldResult> offsets(op.getOffsets().begin(),
+                                      op.getOffsets().end());
+    auto guarded = scf::IfOp::create(
+        rewriter, loc, allOf(rewriter, loc, conditionsOf(w)),
+        [&](OpBuilder &b, Location l) {
+          Value r = tensor::ExtractSliceOp::create(b, l, type, op.getSource(),
+                                                   offsets, sizes, strides);
+          scf::YieldOp::create(b, l, r);
+        },
+        [&](OpBuilder &b, Location l) {
+          for (const RuntimeCheck &c : w.checks)
+            emitCheck(b, l, module, c.ok, c.kind, c.message, c.values);
+          Value empty = tensor::EmptyOp::create(b, l, type.getShape(),
+                                                type.getElementType());
+          scf::YieldOp::create(b, l, empty);
+        });
+    rewriter.replaceOp(op, guarded.getResult(0));
     return success();
   }
 };
 
+/// Checked like a slice; when the tile's sizes are not statically known to
+/// fit, a failed check leaves the destination unchanged.
 struct AssembleLowering : OpRewritePattern<AssembleOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AssembleOp op,
                                 PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    if (!module)
+      return rewriter.notifyMatchFailure(op, "not inside a module");
+    int64_t rank = op.getType().getRank();
+    SmallVector<OpFoldResult> sizes = sizesOf(rewriter, loc, op.getSrc());
+    WindowChecks w = checkWindow(rewriter, loc,
+                                 windowMessage(op, "a tile", "a destination"),
+                                 op.getOffsets(), sizes,
+                                 sizesOf(rewriter, loc, op.getDst()));
+    auto strides = unitStrides(rewriter, rank);
+    if (w.sizesFit) {
+      emitChecks(rewriter, loc, module, w.checks);
+      rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+          op, op.getSrc(), op.getDst(), clampedOffsets(rewriter, loc, w), sizes,
+          strides);
+      return success();
+    }
     SmallVector<OpFoldResult> offsets(op.getOffsets().begin(),
                                       op.getOffsets().end());
-    int64_t rank = op.getType().getRank();
-    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        op, op.getSrc(), op.getDst(), offsets,
-        sizesOf(rewriter, op.getLoc(), op.getSrc()),
-        unitStrides(rewriter, rank));
+    auto guarded = scf::IfOp::create(
+        rewriter, loc,
+        allOf(rewriter, loc, conditionsOf(w)),
+        [&](OpBuilder &b, Location l) {
+          Value r = tensor::InsertSliceOp::create(b, l, op.getSrc(), op.getDst(),
+                                                  offsets, sizes, strides);
+          scf::YieldOp::create(b, l, r);
+        },
+        [&](OpBuilder &b, Location l) {
+          for (const RuntimeCheck &c : w.checks)
+            emitCheck(b, l, module, c.ok, c.kind, c.message, c.values);
+          scf::YieldOp::create(b, l, op.getDst());
+        });
+    rewriter.replaceOp(op, guarded.getResult(0));
     return success();
   }
 };

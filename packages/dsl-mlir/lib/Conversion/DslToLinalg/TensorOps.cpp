@@ -3,15 +3,19 @@
 // matmul becomes a linalg.generic contraction over a zero-filled
 // destination (a transposed A is an indexing map, a transposed B is first
 // copied transposed); create_tensor is tensor.empty, full
-// is linalg.fill and arange a linalg.generic over linalg.index.
+// is linalg.fill and arange a linalg.generic over linalg.index. Their
+// dynamic sizes are checked once per op (negative or too large: ValueError
+// after the call; the op then builds an empty tensor).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 
+#include "dsl/Conversion/RuntimeChecks.h"
 #include "dsl/Dialect/Dsl/IR/DslDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::dsl;
@@ -86,13 +90,69 @@ struct MatmulLowering : OpRewritePattern<MatmulOp> {
   }
 };
 
+/// The largest tensor the generated code allocates (2^47 bytes).
+constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 47;
+
+/// The dynamic sizes of a new tensor of `type`, checked: each must be >= 0
+/// and the tensor at most kMaxTensorBytes; when one is not, the error is
+/// reported and every size becomes 0 (an empty tensor).
+SmallVector<Value> checkedSizes(OpBuilder &b, Operation *op,
+                                RankedTensorType type, ValueRange dynamic) {
+  if (dynamic.empty())
+    return SmallVector<Value>(dynamic);
+  Location loc = op->getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+  uint64_t bytes = std::max<uint64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+  for (int64_t d : type.getShape()) // saturating at just above the limit
+    if (!ShapedType::isDynamic(d) && bytes <= kMaxTensorBytes)
+      bytes = d > 0 && bytes > (kMaxTensorBytes + 1) / uint64_t(d)
+                  ? kMaxTensorBytes + 1
+                  : bytes * uint64_t(std::max<int64_t>(d, 1));
+  std::string message =
+      (op->getName().getStringRef() + " at " + describeLocation(loc) +
+       ": size {0} of dimension {1} is negative or too large (the tensor would "
+       "have more than 2^47 bytes)")
+          .str();
+  Value limit = arith::ConstantIndexOp::create(b, loc, kMaxTensorBytes);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value product = arith::ConstantIndexOp::create(b, loc, bytes);
+  SmallVector<RuntimeCheck> checks;
+  unsigned next = 0;
+  for (auto [d, extent] : llvm::enumerate(type.getShape())) {
+    if (!ShapedType::isDynamic(extent))
+      continue;
+    Value n = dynamic[next++];
+    // n <= limit / product, unsigned (a negative n is huge): no overflow.
+    Value most = b.createOrFold<arith::DivUIOp>(loc, limit, product);
+    Value ok = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, n, most);
+    Value safe = b.createOrFold<arith::SelectOp>(loc, ok, n, zero);
+    product = b.createOrFold<arith::MaxUIOp>(
+        loc, b.createOrFold<arith::MulIOp>(loc, product, safe), one);
+    Value dim = arith::ConstantIndexOp::create(b, loc, d);
+    checks.push_back({ok, RuntimeErrorKind::Value, message, {n, dim}});
+  }
+  SmallVector<Value> conditions;
+  for (const RuntimeCheck &c : checks)
+    conditions.push_back(c.ok);
+  Value all = allOf(b, loc, conditions);
+  if (isConstantTrue(all) || !module)
+    return SmallVector<Value>(dynamic);
+  emitChecks(b, loc, module, checks);
+  SmallVector<Value> sizes;
+  for (Value n : dynamic)
+    sizes.push_back(arith::SelectOp::create(b, loc, all, n, zero));
+  return sizes;
+}
+
 struct CreateTensorLowering : OpRewritePattern<CreateTensorOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CreateTensorOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = op.getResult().getType();
     rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-        op, type.getShape(), type.getElementType(), op.getDynamicSizes());
+        op, type.getShape(), type.getElementType(),
+        checkedSizes(rewriter, op, type, op.getDynamicSizes()));
     return success();
   }
 };
@@ -102,9 +162,9 @@ struct FullLowering : OpRewritePattern<FullOp> {
   LogicalResult matchAndRewrite(FullOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = op.getResult().getType();
-    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
-                                          type.getElementType(),
-                                          op.getDynamicSizes());
+    Value empty = tensor::EmptyOp::create(
+        rewriter, op.getLoc(), type.getShape(), type.getElementType(),
+        checkedSizes(rewriter, op, type, op.getDynamicSizes()));
     rewriter.replaceOpWithNewOp<linalg::FillOp>(op, op.getValue(), empty);
     return success();
   }
@@ -118,8 +178,9 @@ struct ArangeLowering : OpRewritePattern<ArangeOp> {
     Location loc = op.getLoc();
     auto type = op.getType();
     Type element = type.getElementType();
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), element,
-                                         op.getDynamicSizes());
+    Value init = tensor::EmptyOp::create(
+        rewriter, loc, type.getShape(), element,
+        checkedSizes(rewriter, op, type, op.getDynamicSizes()));
     Value start = op.getStart(), step = op.getStep();
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
