@@ -106,8 +106,6 @@ def test_scalar_remainder_follows_python(dtype: str, ctype: type[ctypes.c_int32]
         assert result.value == a % b, (a, b, result.value)
 
 
-@pytest.mark.xfail(strict=True, reason="bug (issue 19, value semantics): a loop whose "
-                   "init_values are parameters writes its iterations into the caller's arrays")
 def test_several_iter_args_swapped_by_a_tuple_yield_run() -> None:
     f = pl.parse("""
 @pl.function

@@ -6,9 +6,9 @@ calls helper methods), its inputs, and the names of what it returns. ``check(cas
 compiles it under every option set of ``OPTION_SETS``, runs it, and compares each result
 with the reference interpreter (tolerance per dtype), and checks that no input changed.
 
-Known bugs being fixed elsewhere are behind ``Features`` flags that are off by default
-(``KNOWN_BUGS`` says which bug each one hits), so that the CI run is green today and each
-flag can be switched on when its fix lands.
+A known bug being fixed is behind a ``Features`` flag that is off by default
+(``KNOWN_BUGS`` says which bug it hits), so that the CI run is green and the flag can be
+switched on when the fix lands; the flags of fixed bugs are on.
 """
 
 from __future__ import annotations
@@ -42,15 +42,15 @@ from dsl_runtime import jit
 class Features:
     """What the generator may produce. The gated ones hit known bugs (see KNOWN_BUGS)."""
 
-    unsigned: bool = False
-    arange_reduction: bool = False
-    iter_args_on_params: bool = False
-    assemble_on_params: bool = False
-    repeated_results: bool = False
-    negative_slices: bool = False
-    bf16: bool = False
-    f64_to_f16: bool = False
-    dynamic_call_results: bool = False
+    unsigned: bool = True
+    arange_reduction: bool = True
+    iter_args_on_params: bool = True
+    assemble_on_params: bool = True
+    repeated_results: bool = True
+    negative_slices: bool = True
+    bf16: bool = True
+    f64_to_f16: bool = True
+    dynamic_call_results: bool = True
     dynamic_one_broadcast: bool = False
 
     @classmethod
@@ -60,20 +60,9 @@ class Features:
 
 #: Gated feature -> the bug it hits today (turn the flag on when the fix lands).
 KNOWN_BUGS = {
-    "unsigned": "unsigned ops are computed signed (relu/max/min/compare/div/casts of UINTn)",
-    "arange_reduction": "pl.arange inside a row reduction restarts every vector width",
-    "iter_args_on_params": "a loop with init_values=(param,) writes its results into the "
-                           "caller's array",
-    "assemble_on_params": "pl.assemble(param, ...) writes into the caller's array",
-    "repeated_results": "return e, e segfaults (buffer-results-to-out-params)",
-    "negative_slices": "negative slice bounds x[0:-2] do not follow Python semantics",
-    "bf16": "BF16 code needs __truncsfbf2, missing from gcc 12's libgcc (JIT link fails)",
-    "f64_to_f16": "pl.cast FP64 -> FP16 needs __truncdfhf2, missing from gcc 12's libgcc",
     "dynamic_one_broadcast": "a pl.dynamic size that is 1 at run time, broadcast against a "
                              "static n, is read out of bounds (no check; wrong values; found "
                              "by this fuzzer, test_runtime_fuzz.py pins it)",
-    "dynamic_call_results": "calling a program function with a dynamically shaped result "
-                            "fails to lower",
 }
 
 #: The compile options every program runs under.

@@ -128,15 +128,7 @@ def _load(name: str, text: str, tmp_path: Path) -> Any:
 NOT_COMPARABLE = {"scalars": "scalar results", "dynamic": "reads pl.create_tensor contents"}
 
 
-#: Corpus programs that expose a known bug being fixed elsewhere (strict: they must fail).
-KNOWN_BUGS = {"forward_calls": "a loop with init_values=(x,) on a parameter writes the "
-                               "caller's array (value semantics, issue 19)"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[name]))
-    if name in KNOWN_BUGS else name
-    for name in sorted(set(corpus.ALL) - set(NOT_COMPARABLE))])
+@pytest.mark.parametrize("name", sorted(set(corpus.ALL) - set(NOT_COMPARABLE)))
 def test_interpreter_agrees_with_compiled_code_on_the_corpus(name: str, tmp_path: Path) -> None:
     module = _load(name, corpus.ALL[name], tmp_path)
     targets = [v for v in vars(module).values() if hasattr(v, "python") and hasattr(v, "module")]

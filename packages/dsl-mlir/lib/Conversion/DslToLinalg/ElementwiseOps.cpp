@@ -179,7 +179,8 @@ struct ElementwiseLowering : OpRewritePattern<OpTy> {
         rewriter, op.getLoc(), type, op->getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange a) {
           return scalar(op, b, loc, a);
-        });
+        },
+        op->getName().getStringRef());
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -2,7 +2,10 @@
 
 #include "LoweringUtils.h"
 
+#include "dsl/Conversion/RuntimeChecks.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::dsl;
@@ -40,10 +43,59 @@ static AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType t,
   return AffineMap::get(rank, 0, exprs, ctx);
 }
 
+/// The checks that every dynamic dimension of a tensor operand that is read
+/// along a result dimension (not stretched) has the result's size; `sizes`
+/// are the result's dynamic sizes, in order.
+static SmallVector<RuntimeCheck> broadcastChecks(OpBuilder &b, Location loc,
+                                                 RankedTensorType result,
+                                                 ValueRange operands,
+                                                 ValueRange sizes,
+                                                 StringRef what) {
+  SmallVector<RuntimeCheck> checks;
+  int64_t rank = result.getRank();
+  SmallVector<Value> extents; // the result's size per dimension
+  unsigned next = 0;
+  for (int64_t j = 0; j < rank; ++j)
+    extents.push_back(result.isDynamicDim(j)
+                          ? sizes[next++]
+                          : Value(arith::ConstantIndexOp::create(
+                                b, loc, result.getDimSize(j))));
+  std::string message =
+      (what + " at " + describeLocation(loc) +
+       ": an operand has size {0} in dimension {1} where the result has size "
+       "{2} (a pl.dynamic size must equal the size it is combined with; "
+       "only a static 1 broadcasts)")
+          .str();
+  for (Value v : operands) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t)
+      continue;
+    int64_t lead = rank - t.getRank();
+    for (int64_t i = 0; i < t.getRank(); ++i) {
+      if (!t.isDynamicDim(i))
+        continue;
+      Value size = tensor::DimOp::create(b, loc, v, i);
+      Value expected = extents[i + lead];
+      if (size == expected)
+        continue;
+      Value ok = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                               size, expected);
+      Value dim = arith::ConstantIndexOp::create(b, loc, i + lead);
+      checks.push_back({ok, RuntimeErrorKind::Value, message,
+                        {size, dim, expected}});
+    }
+  }
+  return checks;
+}
+
 /// A tensor.empty for the broadcast result; each dynamic size is read from an
 /// operand that is dynamic in that dimension (the verifier guarantees one).
+/// With `what`, the operands' dynamic sizes are checked against it (see
+/// buildElementwise): on a mismatch a dynamic result is empty; a static one
+/// cannot be, so `guard` is then set to the condition under which reading the
+/// operands is safe.
 static Value broadcastEmpty(OpBuilder &b, Location loc, RankedTensorType result,
-                            ValueRange operands) {
+                            ValueRange operands, StringRef what, Value &guard) {
   SmallVector<Value> dyn;
   int64_t rank = result.getRank();
   for (int64_t j = 0; j < rank; ++j) {
@@ -58,13 +110,35 @@ static Value broadcastEmpty(OpBuilder &b, Location loc, RankedTensorType result,
       }
     }
   }
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto module = isa<ModuleOp>(parent) ? cast<ModuleOp>(parent)
+                                      : parent->getParentOfType<ModuleOp>();
+  if (!what.empty() && module) {
+    SmallVector<RuntimeCheck> checks =
+        broadcastChecks(b, loc, result, operands, dyn, what);
+    SmallVector<Value> conditions;
+    for (const RuntimeCheck &c : checks)
+      conditions.push_back(c.ok);
+    Value all = allOf(b, loc, conditions);
+    if (!isConstantTrue(all)) {
+      emitChecks(b, loc, module, checks);
+      if (!dyn.empty()) { // a mismatch computes nothing: an empty result
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        for (Value &n : dyn)
+          n = arith::SelectOp::create(b, loc, all, n, zero);
+      } else { // a static result: the caller computes it only when safe
+        guard = all;
+      }
+    }
+  }
   return tensor::EmptyOp::create(b, loc, result.getShape(),
                                  result.getElementType(), dyn);
 }
 
 Value mlir::dsl::buildElementwise(OpBuilder &b, Location loc,
                                   RankedTensorType resultType,
-                                  ValueRange operands, BodyFn body) {
+                                  ValueRange operands, BodyFn body,
+                                  StringRef what) {
   MLIRContext *ctx = b.getContext();
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
@@ -78,18 +152,31 @@ Value mlir::dsl::buildElementwise(OpBuilder &b, Location loc,
     maps.push_back(broadcastMap(ctx, t, resultType));
   }
   maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
-  Value init = broadcastEmpty(b, loc, resultType, operands);
+  Value guard;
+  Value init = broadcastEmpty(b, loc, resultType, operands, what, guard);
   SmallVector<utils::IteratorType> iters(resultType.getRank(),
                                          utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iters,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        SmallVector<Value> values;
-        for (auto [k, v] : llvm::enumerate(operands))
-          values.push_back(slot[k] >= 0 ? args[slot[k]] : v);
-        linalg::YieldOp::create(nb, nl, body(nb, nl, values));
-      });
-  return generic.getResult(0);
+  auto build = [&](OpBuilder &gb, Location gl) {
+    auto generic = linalg::GenericOp::create(
+        gb, gl, TypeRange{resultType}, inputs, ValueRange{init}, maps, iters,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          SmallVector<Value> values;
+          for (auto [k, v] : llvm::enumerate(operands))
+            values.push_back(slot[k] >= 0 ? args[slot[k]] : v);
+          linalg::YieldOp::create(nb, nl, body(nb, nl, values));
+        });
+    return generic.getResult(0);
+  };
+  if (!guard)
+    return build(b, loc);
+  // Sizes that do not match (reported): the static result stays uninitialized.
+  auto ifOp = scf::IfOp::create(
+      b, loc, guard,
+      [&](OpBuilder &tb, Location tl) {
+        scf::YieldOp::create(tb, tl, build(tb, tl));
+      },
+      [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, init); });
+  return ifOp.getResult(0);
 }
 
 Value mlir::dsl::convertScalar(OpBuilder &b, Location loc, Value v, Type to,

@@ -17,9 +17,13 @@ Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t, Value like);
 /// A parallel linalg.generic producing `resultType` from `operands`: tensor
 /// operands are read with numpy broadcasting (size-1 dimensions and missing
 /// leading dimensions map to the constant 0 / nothing), scalar operands are
-/// used directly by `body`, which receives one value per operand.
+/// used directly by `body`, which receives one value per operand. A dynamic
+/// dimension of an operand read along a result dimension must have the
+/// result's size at run time (the type says so, numpy would broadcast a 1):
+/// when `what` (the op's name) is given, that is checked once and a mismatch
+/// reports a ValueError and computes an empty result (see RuntimeChecks.h).
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
-                       ValueRange operands, BodyFn body);
+                       ValueRange operands, BodyFn body, StringRef what = "");
 
 /// Convert a scalar between element types (nonzero -> true for i1). Integers
 /// are signed unless `fromUnsigned` (the source: zero extension, uitofp) or
