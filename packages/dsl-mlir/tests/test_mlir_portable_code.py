@@ -65,6 +65,7 @@ OPTION_SETS = {"default": None, "scalar": {"vectorize": False}, "parallel": {"pa
 @pytest.mark.parametrize("options", OPTION_SETS, ids=list(OPTION_SETS))
 def test_object_code_imports_only_libc_libm_and_our_runtime(tmp_path: Path, options: str) -> None:
     offenders: dict[str, set[str]] = {}
+    everything: set[str] = set()
     with dsl_mlir.context():
         for name, text in MODULES:
             lowered = dsl_mlir.lower(dsl_mlir.parse_module(text), options=OPTION_SETS[options])
@@ -72,10 +73,12 @@ def test_object_code_imports_only_libc_libm_and_our_runtime(tmp_path: Path, opti
             path = tmp_path / f"{name}.o"
             engine.dump_to_object_file(str(path))
             imported = objects.undefined_symbols(path)
-            assert imported, f"{name}: an object with no imports at all is suspicious"
+            everything |= imported
             bad = {s for s in imported if not objects.allowed(s)}
             if bad:
                 offenders[name] = bad
+    # The reader does see imports (memset initializes the reductions' accumulators).
+    assert everything & objects.LIBC
     assert offenders == {}
 
 

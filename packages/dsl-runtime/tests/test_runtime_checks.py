@@ -51,7 +51,7 @@ def test_slice_edges(fn: object) -> None:
         with pytest.raises(IndexError) as err:
             f(x, bad)
         assert str(err.value) == (
-            f"{fn.__name__}: dsl.slice at {DEFS}:{line}:11: offset {bad} in dimension 0 is out "  # type: ignore[attr-defined]
+            f"{fn.__name__}: dsl.slice at {DEFS}:{line}:12: offset {bad} in dimension 0 is out "  # type: ignore[attr-defined]
             "of bounds (a window of size 4 in a dimension of size 8)")
     np.testing.assert_array_equal(f(x, 2), x[2:6])  # the error was consumed
 
@@ -111,7 +111,7 @@ def test_assemble_edges(fn: object) -> None:
         with pytest.raises(IndexError) as err:
             f(dst, src, bad)
         assert str(err.value) == (
-            f"{fn.__name__}: dsl.assemble at {DEFS}:{line}:11: offset {bad} in dimension 0 is "  # type: ignore[attr-defined]
+            f"{fn.__name__}: dsl.assemble at {DEFS}:{line}:12: offset {bad} in dimension 0 is "  # type: ignore[attr-defined]
             "out of bounds (a tile of size 2 in a destination of size 8)")
     assert (dst == 0).all()  # the input was never written
 
@@ -148,7 +148,7 @@ def test_arange_sizes() -> None:
     with pytest.raises(ValueError) as err:
         f(-3, out=np.empty(4, np.float32))
     assert str(err.value) == (
-        f"arange_n: dsl.arange at {DEFS}:{line}:11: size -3 of dimension 0 is negative or too "
+        f"arange_n: dsl.arange at {DEFS}:{line}:12: size -3 of dimension 0 is negative or too "
         "large (the tensor would have more than 2^47 bytes)")
 
 
@@ -188,7 +188,8 @@ def test_kernel_boundscheck_load_and_store() -> None:
     load(x, z, 1)  # last valid: x[6 + 1]
     np.testing.assert_array_equal(z, x[1:8])
     line = line_of(d.shift_load_k, "x[i + k]")
-    col = inspect.getsource(d.shift_load_k).splitlines()[line - line_of(d.shift_load_k, "def ")].index("x[i + k]") + 1
+    lines, first = inspect.getsourcelines(d.shift_load_k)
+    col = lines[line - first].index("x[i + k]") + 1
     with pytest.raises(IndexError) as err:
         load(x, np.zeros(8, np.float32), 1)
     assert str(err.value) == (f"shift_load: kernel 'shift_load_k' at {DEFS}:{line}:{col}: load "

@@ -109,8 +109,9 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
        // Folds loop-carried buffers so that a result computed by a loop nest
        // is returned as its allocation, which the next pass then replaces
        // by the out-param (no copy).
-       "canonicalize,"
+       "canonicalize,dsl-mark-result-sizes,"
        "buffer-results-to-out-params{hoist-static-allocs hoist-dynamic-allocs modify-public-functions},"
+       "dsl-check-result-sizes,"
        "ownership-based-buffer-deallocation,canonicalize,"
        "buffer-deallocation-simplification,bufferization-lower-deallocations,"
        "cse,canonicalize,dsl-lower-strided-copies,"
@@ -127,7 +128,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   p += "convert-vector-to-scf{full-unroll=true},"
        "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
        "math-extend-to-supported-types,dsl-expand-float-conversions,"
-       "finalize-memref-to-llvm,convert-vector-to-llvm,"
+       "finalize-memref-to-llvm,convert-vector-to-llvm,dsl-bf16-masked-memory-as-i16,"
        "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
        "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
        "convert-ub-to-llvm,reconcile-unrealized-casts";
@@ -144,6 +145,7 @@ constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
     {"parallel", dsl::OptionKind::Bool},
     {"num-threads", dsl::OptionKind::Int},
     {"internalize-entries", dsl::OptionKind::Bool},
+    {"boundscheck", dsl::OptionKind::Bool},
     {"approximate-math", dsl::OptionKind::Bool},
 };
 

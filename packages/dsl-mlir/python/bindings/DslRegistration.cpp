@@ -10,12 +10,14 @@
 #include "dsl-c/Dsl.h"
 #include "dsl-c/Jit.h"
 #include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir-c/ExecutionEngine.h"
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,6 +54,20 @@ NB_MODULE(_site_initialize_0, m) {
       nanobind::arg("object_dump"),
       "An ExecutionEngine capsule (ExecutionEngine._CAPICreate) built with "
       "the given LLVM pass pipeline and code generation level");
+  m.def(
+      "lookup_symbol",
+      [](nb::object engine, const std::string &name) {
+        nb::object capsule = engine.attr(MLIR_PYTHON_CAPI_PTR_ATTR);
+        MlirExecutionEngine e = mlirPythonCapsuleToExecutionEngine(capsule.ptr());
+        if (mlirExecutionEngineIsNull(e))
+          throw std::invalid_argument("lookup_symbol: not an ExecutionEngine");
+        void *address = mlirExecutionEngineLookup(
+            e, mlirStringRefCreate(name.data(), name.size()));
+        return reinterpret_cast<std::uintptr_t>(address);
+      },
+      nb::arg("engine"), nb::arg("name"),
+      "The address of the symbol `name` (a function or a global, unprefixed) "
+      "in a JIT'd ExecutionEngine; 0 when it has none");
   m.def(
       "load_plugin",
       [](const std::string &path, MlirDialectRegistry registry) {

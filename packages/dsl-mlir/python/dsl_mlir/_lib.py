@@ -68,6 +68,14 @@ def create_engine(module: ir.Module, llvm_passes: str, codegen_opt_level: int,
     return execution_engine.ExecutionEngine._CAPICreate(capsule)
 
 
+def lookup_symbol(engine: execution_engine.ExecutionEngine, name: str) -> int:
+    """The address of ``name`` (a function or a global, as spelled in the module; unlike
+    ``raw_lookup``, without the ``_mlir_`` prefix of packed wrappers) in ``engine``; 0
+    when it has none."""
+    address: int = _dsl_native.lookup_symbol(engine, name)
+    return address
+
+
 #: The release plugins must have been built against ("dsl-mlir X.Y.Z (MLIR A.B.C)").
 PLUGIN_ABI_VERSION: str = _dsl_native.plugin_abi_version()
 

@@ -21,6 +21,7 @@ from ._lib import (
     ASYNC_RUNTIME,
     GPU_RUNTIME,
     create_engine,
+    lookup_symbol,
     execution_engine,
     get_dialect_registry,
     ir,
@@ -388,7 +389,7 @@ def jit(
         else:
             engine = create_engine(module, llvm_passes, opt_level, libs, object_dump)
         if _has_error_hook(module):
-            install_error_hook(engine.raw_lookup(ERROR_HOOK_SYMBOL))
+            install_error_hook(lookup_symbol(engine, ERROR_HOOK_SYMBOL))
         if gpu:
             engine.initialize()  # global constructors: load the kernels' module
     except (RuntimeError, ir.MLIRError) as err:

@@ -33,8 +33,10 @@ LIBM = frozenset({
 
 #: Prefixes of dsl-mlir's own runtime entry points (async runtime for parallel
 #: loops, GPU runtime for launches, MLIR's C runner utils helpers that the
-#: runtime libraries provide).
-RUNTIME_PREFIXES = ("mlirAsyncRuntime", "mgpu", "_mlir_", "dsl_rt_")
+#: runtime libraries provide). ``mlirAsyncRuntimGetNumWorkerThreads`` is spelled so
+#: by upstream's async runtime.
+RUNTIME_PREFIXES = ("mlirAsyncRuntime", "mlirAsyncRuntimGetNumWorkerThreads", "mgpu", "_mlir_",
+                    "dsl_rt_")
 
 
 def allowed(symbol: str) -> bool:

@@ -205,7 +205,15 @@ func.func @concat(%a: tensor<2x8xf32>, %b: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // CHECK-LABEL: func.func @assemble
 // CHECK-SAME: (%[[D:.*]]: tensor<16x8xf32>, %[[S:.*]]: tensor<4x8xf32>, %[[I:.*]]: index, %[[J:.*]]: index)
-// CHECK: tensor.insert_slice %[[S]] into %[[D]][%[[I]], %[[J]]] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<16x8xf32>
+// The run-time offsets are checked once (0 <= i <= 12, 0 <= j <= 0: IndexError
+// through the error hook) and clamped to a safe window when the check fails.
+// CHECK: %[[OKI:.*]] = arith.cmpi ule, %[[I]], %{{.*}} : index
+// CHECK: %[[OKJ:.*]] = arith.cmpi ule, %[[J]], %{{.*}} : index
+// CHECK: scf.if
+// CHECK: llvm.call
+// CHECK: %[[SI:.*]] = arith.select %[[OKI]], %[[I]], %{{.*}} : index
+// CHECK: %[[SJ:.*]] = arith.select %[[OKJ]], %[[J]], %{{.*}} : index
+// CHECK: tensor.insert_slice %[[S]] into %[[D]][%[[SI]], %[[SJ]]] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<16x8xf32>
 func.func @assemble(%d: tensor<16x8xf32>, %s: tensor<4x8xf32>, %i: index, %j: index) -> tensor<16x8xf32> {
   %0 = dsl.assemble %d, %s [%i, %j] : tensor<4x8xf32> into tensor<16x8xf32>
   return %0 : tensor<16x8xf32>

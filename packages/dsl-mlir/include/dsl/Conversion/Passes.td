@@ -105,6 +105,38 @@ def DslValueSemantics : Pass<"dsl-value-semantics", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def DslMarkResultSizes : Pass<"dsl-mark-result-sizes", "::mlir::ModuleOp"> {
+  let summary = "Record the run-time sizes of returned allocations (before "
+                "buffer-results-to-out-params)";
+  let description = [{
+    After each returned `memref.alloc` of a function's entry block, compares
+    `memref.dim` of the allocation with each of its dynamic sizes, marked
+    `dsl.result_size = [result, dimension]`. Run immediately before
+    `buffer-results-to-out-params` (which replaces the allocation by the
+    out-param, so the comparison then reads the caller's array), and
+    `dsl-check-result-sizes` immediately after it: nothing may fold the
+    comparisons in between.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def DslCheckResultSizes : Pass<"dsl-check-result-sizes", "::mlir::ModuleOp"> {
+  let summary = "Out-params no smaller than the results written into them";
+  let description = [{
+    Each comparison marked by `dsl-mark-result-sizes` becomes a run-time
+    check (a ValueError through the error hook: "result 0 has size 16 in
+    dimension 0, but its output array has size 4") and the rest of its block,
+    which writes the out-param, runs only when it holds. A `memref.copy` into
+    a function argument with dynamic sizes is checked and skipped the same
+    way.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def DslWidenBoolMemrefs : Pass<"dsl-widen-bool-memrefs", "::mlir::ModuleOp"> {
   let summary = "Store memrefs of i1 as one byte per element (numpy bool)";
   let description = [{
@@ -136,6 +168,21 @@ def DslExpandFloatConversions : Pass<"dsl-expand-float-conversions"> {
     and before the conversion to the LLVM dialect.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def DslBf16MaskedMemoryAsI16 : Pass<"dsl-bf16-masked-memory-as-i16"> {
+  let summary = "Move bf16 vectors through masked loads, stores, gathers and scatters as i16";
+  let description = [{
+    LLVM's x86 back end legalizes a masked load or store of a bfloat vector
+    by widening the elements to float and narrowing them back, which calls
+    `__truncsfbf2` (absent from gcc 12's libgcc) for what is only a copy of
+    bits. This pass, on the LLVM dialect, gives `llvm.intr.masked.load`,
+    `llvm.intr.masked.store`, `llvm.intr.masked.gather` and
+    `llvm.intr.masked.scatter` of bf16 vectors i16 vectors instead, with
+    `llvm.bitcast`s on either side: the same bits, no conversion. Run after
+    `convert-vector-to-llvm`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 //===----------------------------------------------------------------------===//

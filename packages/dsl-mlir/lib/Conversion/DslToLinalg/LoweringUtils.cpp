@@ -4,6 +4,8 @@
 
 #include "dsl/Conversion/RuntimeChecks.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -46,20 +48,25 @@ static AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType t,
 /// The checks that every dynamic dimension of a tensor operand that is read
 /// along a result dimension (not stretched) has the result's size; `sizes`
 /// are the result's dynamic sizes, in order.
-static SmallVector<RuntimeCheck> broadcastChecks(OpBuilder &b, Location loc,
-                                                 RankedTensorType result,
-                                                 ValueRange operands,
-                                                 ValueRange sizes,
-                                                 StringRef what) {
+static SmallVector<RuntimeCheck>
+broadcastChecks(OpBuilder &b, Location loc, RankedTensorType result,
+                ValueRange operands, ValueRange sizes,
+                ArrayRef<std::pair<Value, int64_t>> sources, StringRef what) {
   SmallVector<RuntimeCheck> checks;
   int64_t rank = result.getRank();
   SmallVector<Value> extents; // the result's size per dimension
+  SmallVector<std::pair<Value, int64_t>> from(rank, {Value(), -1});
   unsigned next = 0;
-  for (int64_t j = 0; j < rank; ++j)
-    extents.push_back(result.isDynamicDim(j)
-                          ? sizes[next++]
-                          : Value(arith::ConstantIndexOp::create(
-                                b, loc, result.getDimSize(j))));
+  for (int64_t j = 0; j < rank; ++j) {
+    if (result.isDynamicDim(j)) {
+      from[j] = sources[next];
+      extents.push_back(sizes[next++]);
+    } else {
+      extents.push_back(
+          arith::ConstantIndexOp::create(b, loc, result.getDimSize(j)));
+    }
+  }
+  llvm::SmallDenseSet<std::pair<Value, int64_t>> seen;
   std::string message =
       (what + " at " + describeLocation(loc) +
        ": an operand has size {0} in dimension {1} where the result has size "
@@ -72,12 +79,12 @@ static SmallVector<RuntimeCheck> broadcastChecks(OpBuilder &b, Location loc,
       continue;
     int64_t lead = rank - t.getRank();
     for (int64_t i = 0; i < t.getRank(); ++i) {
-      if (!t.isDynamicDim(i))
+      // The result's size was read there, or the same operand again.
+      if (!t.isDynamicDim(i) || from[i + lead] == std::make_pair(v, i) ||
+          !seen.insert({v, i}).second)
         continue;
       Value size = tensor::DimOp::create(b, loc, v, i);
       Value expected = extents[i + lead];
-      if (size == expected)
-        continue;
       Value ok = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
                                                size, expected);
       Value dim = arith::ConstantIndexOp::create(b, loc, i + lead);
@@ -97,6 +104,7 @@ static SmallVector<RuntimeCheck> broadcastChecks(OpBuilder &b, Location loc,
 static Value broadcastEmpty(OpBuilder &b, Location loc, RankedTensorType result,
                             ValueRange operands, StringRef what, Value &guard) {
   SmallVector<Value> dyn;
+  SmallVector<std::pair<Value, int64_t>> sources; // (operand, dimension) of each
   int64_t rank = result.getRank();
   for (int64_t j = 0; j < rank; ++j) {
     if (!result.isDynamicDim(j))
@@ -106,6 +114,7 @@ static Value broadcastEmpty(OpBuilder &b, Location loc, RankedTensorType result,
       int64_t i = t ? j - (rank - t.getRank()) : -1;
       if (i >= 0 && t.isDynamicDim(i)) {
         dyn.push_back(tensor::DimOp::create(b, loc, v, i));
+        sources.push_back({v, i});
         break;
       }
     }
@@ -115,7 +124,7 @@ static Value broadcastEmpty(OpBuilder &b, Location loc, RankedTensorType result,
                                       : parent->getParentOfType<ModuleOp>();
   if (!what.empty() && module) {
     SmallVector<RuntimeCheck> checks =
-        broadcastChecks(b, loc, result, operands, dyn, what);
+        broadcastChecks(b, loc, result, operands, dyn, sources, what);
     SmallVector<Value> conditions;
     for (const RuntimeCheck &c : checks)
       conditions.push_back(c.ok);
