@@ -101,14 +101,13 @@ def _bf16_nearest(x: np.ndarray) -> np.ndarray:
     from the value with math.frexp, independent of the bit trick the pass uses."""
     def one(v: float) -> int:
         mag = abs(v)
-        m, e = math.frexp(mag)  # mag = m * 2**e, 0.5 <= m < 1
+        _, e = math.frexp(mag)  # mag = m * 2**e, 0.5 <= m < 1
         quantum = 2.0 ** max(e - 8, -133)  # 8 significand bits; bf16 subnormals below 2**-126
         steps = math.floor(mag / quantum)
         below, above = steps * quantum, (steps + 1) * quantum
-        if mag - below < above - mag or (mag - below == above - mag and steps % 2 == 0):
-            chosen = below
-        else:
-            chosen = above
+        nearer_below = mag - below < above - mag
+        tie_to_even = mag - below == above - mag and steps % 2 == 0
+        chosen = below if nearer_below or tie_to_even else above
         bits = int(np.array([math.copysign(chosen, v)], np.float32).view(np.uint32)[0])
         return bits >> 16
     flat = np.asarray(x, np.float64).ravel()
@@ -195,3 +194,21 @@ def test_missing_symbol_is_an_exception_with_llvms_words() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "RAISED JIT compilation failed:" in proc.stdout
     assert "Symbols not found" in proc.stdout and "no_such_helper_xyz" in proc.stdout
+
+
+def test_build_id_of_the_native_library(tmp_path: Path) -> None:
+    """dsl-runtime keys its cache on it: a rebuild with an unchanged version must not reuse
+    code compiled by the previous build."""
+    ident = objects.build_id(dsl_mlir.CAPI_LIBRARY)
+    assert ident is not None and len(ident) >= 32 and int(ident, 16) > 0
+    assert dsl_mlir.native_build_id() == ident
+    # another library has another ID; a relocatable object (no program headers) has none
+    assert objects.build_id(dsl_mlir.ASYNC_RUNTIME) not in (None, ident)
+    with dsl_mlir.context():
+        engine = dsl_mlir.jit(dsl_mlir.parse_module(
+            "llvm.func @g() attributes {llvm.emit_c_interface} { llvm.return }"), object_dump=True)
+        engine.dump_to_object_file(str(tmp_path / "g.o"))
+    assert objects.build_id(tmp_path / "g.o") is None
+    (tmp_path / "text").write_text("not an ELF file")
+    with pytest.raises(ValueError, match="not a little-endian ELF64 file"):
+        objects.build_id(tmp_path / "text")

@@ -20,7 +20,7 @@ def function(*lines: str, params: str = "x: pl.Tensor[[4], pl.FP32]") -> str:
     ("1.797e308", "FP32", "3.4028234663852886e+38"), ("-1e39", "FP32", "3.4028234663852886e+38"),
     ("3.4028236e38", "FP32", "3.4028234663852886e+38"), ("65520.0", "FP16", "65504.0"),
     ("70000.0", "FP16", "65504.0"), ("3.4e38", "BF16", "3.3895313892515355e+38"),
-    ("10 ** 39", "FP32", "3.4028234663852886e+38"), ("100000", "FP16", "65504.0"),
+    ("2 ** 20", "FP16", "65504.0"), ("100000", "FP16", "65504.0"),
 ])
 def test_out_of_range_float_constants_are_errors(literal: str, dtype: str, largest: str) -> None:
     code = function(f"c = pl.const({literal}, pl.{dtype})", "return x")

@@ -50,9 +50,11 @@ def scalar_div_rem(a: pl.Scalar[pl.INT32], b: pl.Scalar[pl.INT32], x: pl.Tensor[
     return pl.add(pl.mul(x, q), r)
 
 
-def test_scalar_floor_division_and_truncating_remainder() -> None:
-    # '//' is arith.floordivsi (toward -inf), '%' is arith.remsi (sign of the dividend)
+def test_scalar_floor_division_and_remainder_follow_python() -> None:
+    # '//' is arith.floordivsi (toward -inf), '%' takes the divisor's sign (a - (a // b) * b)
     out = interpret(scalar_div_rem, -7, 2, np.array([1, 0], np.int32))
+    assert out.tolist() == [-4 + 1, 1]
+    out = interpret(scalar_div_rem, 7, -2, np.array([1, 0], np.int32))
     assert out.tolist() == [-4 + -1, -1]
 
 

@@ -94,13 +94,16 @@ def f(a: pl.Scalar[pl.{t}], b: pl.Scalar[pl.{t}]) -> pl.Scalar[pl.{t}]:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="bug: scalar `%` on signed integers and floats is "
-                   "arith.remsi/remf (C's sign of the dividend) while `//` is floor division "
-                   "and constant folding uses Python's `%` (sign of the divisor)")
-@pytest.mark.parametrize(("dtype", "ctype"), [("INT32", ctypes.c_int32), ("FP64", ctypes.c_double)])
+@pytest.mark.parametrize(("dtype", "ctype"), [("INT32", ctypes.c_int32), ("FP64", ctypes.c_double),
+                                              ("INDEX", ctypes.c_int64)])
 def test_scalar_remainder_follows_python(dtype: str, ctype: type[ctypes.c_int32]) -> None:
+    """Used to be arith.remsi/remf (C's sign of the dividend) while `//` is floor division
+    and constant folding uses Python's `%` (the divisor's sign)."""
     f = pl.parse(_MOD.format(t=dtype))
-    for a, b in [(7, 5), (-7, 5), (7, -5), (-7, -5)]:
+    cases = [(7, 5), (-7, 5), (7, -5), (-7, -5), (0, 3), (0, -3), (6, 3), (-6, 3), (5, 7)]
+    if dtype == "FP64":
+        cases += [(7.5, 2), (-7.5, 2), (7.5, -2), (-0.5, 0.25), (1e300, 3.0), (-3.0, 8.0)]
+    for a, b in cases:
         result = ctype(0)
         run(f, ctype(a), ctype(b), result=result)
         assert result.value == a % b, (a, b, result.value)

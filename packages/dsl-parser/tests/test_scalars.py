@@ -23,7 +23,7 @@ def _body(params: str, body: str, ret: str = "") -> str:
     ("i + 1", "arith.addi %arg0, %c1 : index"),
     ("i - 1", "arith.subi %arg0, %c1 : index"),
     ("i // 2", "arith.floordivsi %arg0, %c2 : index"),
-    ("i % 3", "arith.remsi %arg0, %c3 : index"),
+    ("i % 3", "arith.floordivsi %arg0, %c3 : index"),  # then i - (i // 3) * 3: Python's sign
     ("i == 0", "arith.cmpi eq, %arg0, %c0 : index"),
     ("i != 0", "arith.cmpi ne, %arg0, %c0 : index"),
     ("i < 10", "arith.cmpi slt, %arg0, %c10 : index"),

@@ -80,6 +80,25 @@ def test_keys_cover_specialization_options_and_versions(monkeypatch: pytest.Monk
         keys.component_versions.cache_clear()
 
 
+def test_a_rebuild_of_dsl_mlir_with_the_same_version_changes_the_keys(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found when rebuilding: code compiled by the previous build of the pipelines (same
+    version numbers) was loaded from the disk cache with its old run-time check messages."""
+    import dsl_mlir
+
+    ident = keys.function_identity(k.scale_add.__wrapped__)
+    assert ident is not None
+    keys.component_versions.cache_clear()
+    assert ("dsl-mlir-build", dsl_mlir.native_build_id()) in keys.component_versions()
+    base = keys.digest(ident, (), "opts")
+    monkeypatch.setattr(dsl_mlir, "native_build_id", lambda: "0" * 40)
+    keys.component_versions.cache_clear()
+    try:
+        assert keys.digest(ident, (), "opts") != base
+    finally:
+        keys.component_versions.cache_clear()
+
+
 # The constant's value comes from the environment: the source text is the same in every
 # process, only the value differs (so only the constant itself can change the key).
 SCALED = textwrap.dedent("""

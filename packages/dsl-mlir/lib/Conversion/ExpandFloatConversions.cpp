@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -139,6 +140,26 @@ void emulateInF32(Operation *op) {
   op->erase();
 }
 
+/// `vector.reduction` of a bf16 vector, computed on the vector extended to f32
+/// and rounded once: x86's back end cannot legalize some bf16 reductions
+/// (`vector.reduce.fminimum.v33bf16` aborted LLVM: "Do not know how to soft
+/// promote this operator's operand"). Exact for min/max; sums and products
+/// round once instead of per element, as the f32 accumulation of `dsl.sum`.
+void reduceInF32(vector::ReductionOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type f32 = b.getF32Type();
+  Value source = arith::ExtFOp::create(
+      b, loc, withElement(op.getVector().getType(), f32), op.getVector());
+  Value acc = op.getAcc() ? Value(arith::ExtFOp::create(b, loc, f32, op.getAcc()))
+                          : Value();
+  Value wide = vector::ReductionOp::create(b, loc, op.getKind(), source, acc,
+                                           op.getFastmath());
+  Value narrow = arith::TruncFOp::create(b, loc, op.getType(), wide);
+  op.getResult().replaceAllUsesWith(narrow);
+  op.erase();
+}
+
 /// Integer -> bf16: exactly through f32 (<= 24 bits) or f64 (<= 53 bits).
 void expandIntToBf16(Operation *op) {
   OpBuilder b(op);
@@ -160,8 +181,12 @@ struct ExpandFloatConversions
   void runOnOperation() override {
     Type bf16 = BFloat16Type::get(&getContext());
     SmallVector<Operation *> arithmetic, intToBf16;
+    SmallVector<vector::ReductionOp> reductions;
     getOperation()->walk([&](Operation *op) {
-      if (isBf16Arithmetic(op))
+      auto reduction = dyn_cast<vector::ReductionOp>(op);
+      if (reduction && reduction.getType() == bf16)
+        reductions.push_back(reduction);
+      else if (isBf16Arithmetic(op))
         arithmetic.push_back(op);
       else if (isa<arith::SIToFPOp, arith::UIToFPOp>(op) &&
                hasElement(op->getResult(0).getType(), bf16))
@@ -171,6 +196,8 @@ struct ExpandFloatConversions
       emulateInF32(op);
     for (Operation *op : intToBf16)
       expandIntToBf16(op);
+    for (vector::ReductionOp op : reductions)
+      reduceInF32(op);
     SmallVector<arith::TruncFOp> truncs;
     getOperation()->walk([&](arith::TruncFOp op) {
       if (needsExpansion(op))

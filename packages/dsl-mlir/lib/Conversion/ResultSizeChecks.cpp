@@ -51,7 +51,8 @@ void markResultSizes(func::FuncOp fn) {
     if (!alloc || alloc->getBlock() != &entry || alloc.getDynamicSizes().empty())
       continue;
     OpBuilder b(alloc->getNextNode());
-    Location loc = alloc.getLoc();
+    // The user's `return` line: the check reports there.
+    Location loc = ret.getLoc();
     MemRefType type = alloc.getType();
     unsigned next = 0;
     for (int64_t i = 0; i < type.getRank(); ++i) {
@@ -67,7 +68,7 @@ void markResultSizes(func::FuncOp fn) {
 }
 
 std::string functionPlace(func::FuncOp fn) {
-  return ("result of " + fn.getSymName() + " at " + describeLocation(fn.getLoc()))
+  return ("function " + fn.getSymName() + " at " + describeLocation(fn.getLoc()))
       .str();
 }
 
@@ -90,7 +91,7 @@ void guardResultSizes(func::FuncOp fn, ModuleOp module) {
     b.setInsertionPointAfter(ok);
     Location loc = ok.getLoc();
     std::string message =
-        (functionPlace(fn) + ": result " + Twine(where[0]) +
+        ("return at " + describeLocation(loc) + ": result " + Twine(where[0]) +
          " has size {0} in dimension {1}, but its output array has size {2}")
             .str();
     Value dim = arith::ConstantIndexOp::create(b, loc, where[1]);

@@ -24,6 +24,7 @@ from ._errors import Diagnostic as Diagnostic
 from ._errors import MLIRDiagnosticError as MLIRDiagnosticError
 from ._errors import PluginError as PluginError
 from ._lib import ASYNC_RUNTIME as ASYNC_RUNTIME
+from ._lib import CAPI_LIBRARY as CAPI_LIBRARY
 from ._lib import GPU_RUNTIME as GPU_RUNTIME
 from ._lib import PLUGIN_ABI_VERSION as PLUGIN_ABI_VERSION
 from ._lib import dialects as dialects
@@ -44,6 +45,7 @@ from .api import jit as jit
 from .api import load_plugin as load_plugin
 from .api import loaded_plugins as loaded_plugins
 from .api import lower as lower
+from .api import native_build_id as native_build_id
 from .api import parse_module as parse_module
 from .api import pipeline_names as pipeline_names
 from .api import raise_pending_error as raise_pending_error

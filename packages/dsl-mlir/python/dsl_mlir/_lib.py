@@ -21,6 +21,8 @@ from ._mlir.dialects import llvm as llvm_dialect
 
 #: Directory holding the aggregate C API library and the dsl-opt executable.
 LIBS_DIR = os.path.join(os.path.dirname(ir.__file__), "_mlir_libs")
+#: The aggregate library holding MLIR, LLVM, the dsl dialect and its pipelines.
+CAPI_LIBRARY = os.path.join(LIBS_DIR, "libDslPythonCAPI.so")
 #: The async runtime that code lowered with ``parallel=true`` calls (MLIR's async runtime API).
 ASYNC_RUNTIME = os.path.join(LIBS_DIR, "libdsl_async_runtime.so")
 #: The GPU runtime that host code lowered with ``dsl-to-llvm-nvptx`` calls (``mgpu*``).

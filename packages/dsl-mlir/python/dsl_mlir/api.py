@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import re
 import threading
@@ -19,13 +20,14 @@ from ._errors import (
 )
 from ._lib import (
     ASYNC_RUNTIME,
+    CAPI_LIBRARY,
     GPU_RUNTIME,
     create_engine,
-    lookup_symbol,
     execution_engine,
     get_dialect_registry,
     ir,
     load_plugin_library,
+    lookup_symbol,
     passmanager,
     translate_to_llvm_ir,
 )
@@ -70,7 +72,7 @@ def _has_error_hook(module: ir.Module) -> bool:
         if "constant" in attrs or "thread_local_" in attrs or "value" not in attrs:
             return False
         global_type = ir.TypeAttr(attrs["global_type"]).value
-        space = attrs["addr_space"] if "addr_space" in attrs else None
+        space = attrs.get("addr_space")
         return str(global_type) == "i64" and (space is None or ir.IntegerAttr(space).value == 0)
     return False
 
@@ -93,7 +95,7 @@ def raise_pending_error() -> None:
     _raise()
 
 
-class ExecutionEngine(execution_engine.ExecutionEngine):
+class ExecutionEngine(execution_engine.ExecutionEngine):  # type: ignore[misc]
     """MLIR's ExecutionEngine; ``invoke`` raises what the run-time checks recorded."""
 
     def invoke(self, name: str, *ctypes_args: object) -> None:
@@ -404,7 +406,7 @@ def _entry_symbol(module: ir.Module) -> str | None:
     for op in module.body.operations:
         if op.operation.name != "llvm.func" or not op.regions[0].blocks:
             continue
-        name = ir.StringAttr(op.attributes["sym_name"]).value
+        name: str = ir.StringAttr(op.attributes["sym_name"]).value
         linkage = str(op.attributes["linkage"]) if "linkage" in op.attributes else ""
         if "internal" in linkage or "private" in linkage:
             continue
@@ -426,3 +428,14 @@ def _materialize(engine: execution_engine.ExecutionEngine, module: ir.Module) ->
     if not found:
         detail = printed[0].strip() or f"symbol {name} was not produced"
         raise MLIRDiagnosticError(f"JIT compilation failed: {detail}", ())
+
+
+@functools.cache
+def native_build_id() -> str:
+    """The linker's build ID of dsl-mlir's native library (``CAPI_LIBRARY``): it changes
+    with every rebuild of the pipelines, also where the version does not, so caches of
+    compiled code key on it. ``"unknown"`` when the library carries none."""
+    from . import objects
+
+    return objects.build_id(CAPI_LIBRARY) or "unknown"
+

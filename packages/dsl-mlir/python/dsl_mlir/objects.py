@@ -71,3 +71,35 @@ def undefined_symbols(path: str | Path) -> set[str]:
 def disallowed_symbols(path: str | Path) -> set[str]:
     """The undefined symbols of ``path`` that generated code must not depend on."""
     return {s for s in undefined_symbols(path) if not allowed(s)}
+
+
+def build_id(path: str | Path) -> str | None:
+    """The GNU build ID (hex) of an ELF64 little-endian library, or None when it has none.
+
+    The linker computes it from the linked bytes, so it changes with every rebuild of
+    dsl-mlir's native code even where the version does not (dsl-runtime puts it in
+    its cache keys). Reads only the headers and notes, not the whole file."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
+            raise ValueError(f"{path}: not a little-endian ELF64 file")
+        phoff, = struct.unpack_from("<Q", head, 0x20)
+        phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+        for i in range(phnum):
+            kind, _flags, offset, _vaddr, _paddr, size = struct.unpack_from(
+                "<IIQQQQ", table, i * phentsize)
+            if kind != 4:  # PT_NOTE
+                continue
+            f.seek(offset)
+            notes = f.read(min(size, 1 << 16))
+            pos = 0
+            while pos + 12 <= len(notes):
+                namesz, descsz, note_type = struct.unpack_from("<III", notes, pos)
+                name_end = pos + 12 + ((namesz + 3) & ~3)
+                desc = notes[name_end:name_end + descsz]
+                if note_type == 3 and notes[pos + 12:pos + 12 + namesz] == b"GNU\0":
+                    return desc.hex()
+                pos = name_end + ((descsz + 3) & ~3)
+    return None

@@ -43,7 +43,9 @@ BINARY: dict[type[ast.operator], BinaryRule] = {
     ast.Mult: BinaryRule("*", PREC_MUL, _kinds(arith.MulIOp, floating=arith.MulFOp)),
     ast.Div: BinaryRule("/", PREC_MUL, _kinds(None, floating=arith.DivFOp)),
     ast.FloorDiv: BinaryRule("//", PREC_MUL, _kinds(arith.FloorDivSIOp, arith.DivUIOp)),
-    ast.Mod: BinaryRule("%", PREC_MUL, _kinds(arith.RemSIOp, arith.RemUIOp, arith.RemFOp)),
+    # Signed integers and floats: Python's sign (the divisor's), emitted by
+    # ``emit_python_rem``; only ``remui`` is one op (and prints back as ``%``).
+    ast.Mod: BinaryRule("%", PREC_MUL, {"uint": arith.RemUIOp}),
     ast.BitAnd: BinaryRule("&", PREC_BITAND, _kinds(arith.AndIOp, boolean=arith.AndIOp)),
     ast.BitOr: BinaryRule("|", PREC_BITOR, _kinds(arith.OrIOp, boolean=arith.OrIOp)),
     ast.BitXor: BinaryRule("^", PREC_XOR, _kinds(arith.XOrIOp, boolean=arith.XOrIOp)),
@@ -73,6 +75,20 @@ COMPARE: dict[type[ast.cmpop], tuple[str, str, str, str]] = {
     ast.Gt: (">", "sgt", "ugt", "OGT"),
     ast.GtE: (">=", "sge", "uge", "OGE"),
 }
+
+
+def emit_python_rem(lhs: Any, rhs: Any, kind: str, loc: Any, ip: Any) -> Any:
+    """``lhs % rhs`` with Python's sign on signed integers/INDEX (``kind == "int"``:
+    ``a - (a // b) * b``, printed back as such) and floats (``fmod(fmod(a, b) + b, b)``,
+    which the printer reads back as ``a % b``); C's ``remsi`` and ``fmod`` take the
+    dividend's sign, which broke ``a == (a // b) * b + a % b`` and constant folding."""
+    if kind == "float":
+        inner = arith.RemFOp(lhs, rhs, loc=loc, ip=ip).result
+        shifted = arith.AddFOp(inner, rhs, loc=loc, ip=ip).result
+        return arith.RemFOp(shifted, rhs, loc=loc, ip=ip).result
+    quotient = arith.FloorDivSIOp(lhs, rhs, loc=loc, ip=ip).result
+    product = arith.MulIOp(quotient, rhs, loc=loc, ip=ip).result
+    return arith.SubIOp(lhs, product, loc=loc, ip=ip).result
 
 
 def kind_of(dtype: DType) -> str:

@@ -72,18 +72,24 @@ def _result_allocator(abi: KernelABI) -> Any:
 
 
 def _size_of(args: Sequence[Any], where: tuple[int, int], param: Param, function: str) -> int:
-    """Size ``where[1]`` of the array argument ``args[where[0]]`` (TypeError naming the
-    parameter when it is not an array of the parameter's rank)."""
+    """Size ``where[1]`` of the array argument ``args[where[0]]``; when it is not an
+    array of the parameter's rank, the error the C dispatcher gives for it (TypeError
+    naming the parameter; ValueError for a wrong rank)."""
     position, dim = where
     if position >= len(args):
         raise TypeError(f"{function}() takes {position + 1} or more arguments, got {len(args)}")
     value = args[position]
     shape = getattr(value, "shape", None)
     rank = len(param.shape or ())
-    if not isinstance(shape, tuple) or len(shape) != rank:
-        got = (f"a {len(shape)}-d array" if isinstance(shape, tuple) else type(value).__name__)
-        raise TypeError(f"{function}(): argument '{param.name}' expects a {rank}-d "
+    kind = type(value)
+    type_name = f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
+    if not isinstance(shape, tuple) or (not shape and rank):
+        got = f"a 0-d {type_name}" if isinstance(shape, tuple) else type_name
+        raise TypeError(f"{function}: argument '{param.name}' expects a {rank}D "
                         f"{param.dtype} array, got {got}")
+    if len(shape) != rank:
+        raise ValueError(f"{function}: argument '{param.name}' expects rank {rank}, "
+                         f"got rank {len(shape)}")
     return int(shape[dim])
 
 

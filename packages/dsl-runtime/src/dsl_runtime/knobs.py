@@ -10,7 +10,8 @@
 non-output array inputs and raises ``RuntimeError`` if the call changed one (a debug guard; \
 the project's test suites turn it on) |
 | ``DSL_INTERPRET`` | unset | ``1``: ``@jit`` functions run in the reference interpreter (no compile) |
-| ``DSL_BOUNDSCHECK`` | unset | ``1`` checks kernel element accesses (the default of the ``boundscheck`` option, part of the cache key) |
+| ``DSL_BOUNDSCHECK`` | unset | ``1`` checks kernel element accesses (the default of the \
+``boundscheck`` option, part of the cache key) |
 """
 
 from __future__ import annotations

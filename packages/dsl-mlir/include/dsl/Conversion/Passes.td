@@ -163,11 +163,13 @@ def DslExpandFloatConversions : Pass<"dsl-expand-float-conversions"> {
     `arith.truncf` to bf16 becomes integer round-to-nearest-even on the f32
     bits (NaN stays a quiet NaN); a conversion from f64 to f16 or bf16 first
     rounds to f32 *to odd* (exact double rounding) and then to the target;
-    integer-to-bf16 conversions go through f32 or f64 exactly where they can.
+    integer-to-bf16 conversions go through f32 or f64 exactly where they can;
+    `vector.reduction` of bf16 vectors reduces the vector extended to f32.
     Works on scalars and vectors. Run after `math-extend-to-supported-types`
     and before the conversion to the LLVM dialect.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def DslBf16MaskedMemoryAsI16 : Pass<"dsl-bf16-masked-memory-as-i16"> {

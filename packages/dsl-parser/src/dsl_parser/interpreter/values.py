@@ -4,7 +4,7 @@ A tensor is a numpy array in its dtype's storage form (``ops.numerics``: BF16 as
 float32 array of bf16 values) plus its DSL dtype; a typed scalar a numpy scalar plus
 its dtype. Their Python operators have the DSL's meaning: ``+ - * /`` and comparisons on
 tensors are ``pl.add`` ... ``pl.ge``; on scalars they are the ``arith`` ops the parser
-emits (``//`` is ``floordivsi``/``divui``, ``%`` is ``remsi``/``remui``/``remf``,
+emits (``//`` is ``floordivsi``/``divui``, ``%`` takes the divisor's sign as in Python,
 integers wrap). Python numbers next to a typed value take its dtype, as literals do.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..ops.numerics import floor_div, np, scalar, store, trunc_rem
+from ..ops.numerics import floor_div, np, python_rem, scalar, store
 from ..types import BOOL, INDEX, DType
 from ..values import is_literal, literal_problem
 from . import state
@@ -86,8 +86,6 @@ class ITensor:
 
 
 def _arith(symbol: str) -> Callable[[Any, Any, DType], Any]:
-    n = np
-
     def float_or_int(a: Any, b: Any, dtype: DType) -> Any:
         where = f"'{symbol}' at {state.where()}"
         if symbol == "/":
@@ -101,7 +99,7 @@ def _arith(symbol: str) -> Callable[[Any, Any, DType], Any]:
         if symbol == "%":
             if dtype == BOOL:
                 raise TypeError(f"{where}: '%' takes numbers, got {dtype!r}")
-            return n().fmod(a, b) if dtype.is_float else trunc_rem(a, b, dtype, where)
+            return python_rem(a, b, dtype, where)
         if symbol in "&|^":
             if dtype.is_float:
                 raise TypeError(f"{where}: '{symbol}' takes integers or BOOL, got {dtype!r}")

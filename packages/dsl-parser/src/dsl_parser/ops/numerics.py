@@ -109,14 +109,18 @@ def floor_div(a: Any, b: Any, dtype: DType, what: str) -> Any:
     return n.floor_divide(a, b)
 
 
-def trunc_rem(a: Any, b: Any, dtype: DType, what: str) -> Any:
-    """``%`` on integers: ``arith.remsi`` (the sign of the dividend) or ``remui``."""
+def python_rem(a: Any, b: Any, dtype: DType, what: str) -> Any:
+    """``%`` on scalars, with Python's sign (the divisor's), as the parser emits it:
+    ``a - (a // b) * b`` on signed integers and INDEX (so undefined where ``//`` is),
+    ``remui`` on unsigned ones, ``fmod(fmod(a, b) + b, b)`` on floats."""
     n = np()
+    if dtype.is_float:
+        return n.fmod(n.fmod(a, b) + b, b)
     if n.any(n.asarray(b) == 0):
         raise UndefinedBehaviorError(f"{what}: integer remainder by zero")
-    if dtype.kind == "uint":
-        return n.remainder(a, b)
-    return n.fmod(a, b)
+    if dtype.kind != "uint":
+        floor_div(a, b, dtype, what)  # INT_MIN % -1 divides INT_MIN by -1
+    return n.remainder(a, b)
 
 
 def convert(values: Any, src: DType, dst: DType, what: str) -> Any:

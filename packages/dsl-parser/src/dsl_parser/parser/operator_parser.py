@@ -23,6 +23,7 @@ from ..scalar_ops import (
     TENSOR_BINARY,
     TENSOR_COMPARE,
     compare_predicate,
+    emit_python_rem,
     kind_of,
 )
 from ..types import BOOL, INDEX, DType, Dynamic, ScalarType
@@ -63,6 +64,11 @@ class OperatorParser:
                        lnode: ast.AST, rnode: ast.AST) -> TypedValue:
         rule = BINARY.get(type(op))
         dtype = self._common_dtype(node, lhs, rhs, lnode, rnode)
+        if isinstance(op, ast.Mod) and kind_of(dtype) in ("int", "float"):
+            lv, rv = self._operands(lhs, rhs, lnode, rnode, dtype)
+            b = self.state.builder
+            return self.state.new(emit_python_rem(lv, rv, kind_of(dtype), b.loc, b.ip),
+                                  ScalarType(dtype))
         op_class = rule.ops.get(kind_of(dtype)) if rule else None
         if rule is None or op_class is None:
             self.error(node, ParserTypeError,

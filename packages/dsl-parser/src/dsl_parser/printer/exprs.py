@@ -18,6 +18,7 @@ from ..scalar_ops import (
     PREC_AND,
     PREC_ATOM,
     PREC_CMP,
+    PREC_MUL,
     PREC_NOT,
     PREC_OR,
     PREC_UNARY,
@@ -103,6 +104,8 @@ class ExprPrinter:
             return self._binary(op)
         if name in ("arith.cmpi", "arith.cmpf"):
             return self._compare(op)
+        if name == "arith.remf":
+            return self._float_rem(op)
         if name == "arith.negf":
             return self._wrap_unary("-", op.operands[0])
         if name == "func.call":
@@ -154,6 +157,8 @@ class ExprPrinter:
         if op.name == "arith.xori" and self._is_not(op):
             text, prec = self.value(op.operands[0])
             return f"not {text if prec > PREC_NOT else f'({text})'}", PREC_NOT
+        if op.name == "arith.subi" and (rem := self._int_rem(op)) is not None:
+            return rem
         symbol, prec = PRINT_BINARY[op.name]
         if self.type_of(op.results[0]).dtype == BOOL and op.name in ("arith.andi", "arith.ori"):
             symbol, prec = ("and", PREC_AND) if op.name == "arith.andi" else ("or", PREC_OR)
@@ -161,6 +166,40 @@ class ExprPrinter:
         left = lt if lp >= prec else f"({lt})"
         right = rt if rp > prec else f"({rt})"
         return f"{left} {symbol} {right}", prec
+
+    def _int_rem(self, op: Operation) -> Text | None:
+        """``a % b`` on signed integers: the parser's ``a - (a // b) * b``; None when
+        ``op`` is another subtraction."""
+        product = _owner(op.operands[1])
+        if product is None or product.name != "arith.muli" or product not in self.inlined:
+            return None
+        quotient = _owner(product.operands[0])
+        if quotient is None or quotient.name != "arith.floordivsi" or \
+                quotient not in self.inlined or quotient.operands[0] != op.operands[0] or \
+                quotient.operands[1] != product.operands[1]:
+            return None
+        return self._rem_text(quotient)
+
+    def _rem_text(self, division: Operation) -> Text:
+        """``a % b`` from the op whose operands are ``a`` and ``b``."""
+        (lt, lp), (rt, rp) = self._operands(division)
+        left = lt if lp >= PREC_MUL else f"({lt})"
+        right = rt if rp > PREC_MUL else f"({rt})"
+        return f"{left} % {right}", PREC_MUL
+
+    def _float_rem(self, op: Operation) -> Text:
+        """``a % b`` on floats: the parser's ``remf(addf(remf(a, b), b), b)`` (Python's
+        sign); a lone ``remf`` (C's fmod) has no DSL spelling."""
+        added = _owner(op.operands[0])
+        inner = _owner(added.operands[0]) if added is not None and \
+            added.name == "arith.addf" else None
+        b = op.operands[1]
+        if inner is None or inner.name != "arith.remf" or added is None or \
+                added.operands[1] != b or inner.operands[1] != b or \
+                not {added, inner} <= self.inlined:
+            raise ValueError("the printer cannot express arith.remf (C's fmod) in the DSL: "
+                             "`%` on floats takes the divisor's sign")
+        return self._rem_text(inner)
 
     def _is_not(self, op: Operation) -> bool:
         """``x ^ True`` on BOOL: what ``not x`` parses to."""
