@@ -34,7 +34,8 @@ def call_jit(module: ir.Module, name: str, inputs: Sequence[np.ndarray],
     array in ``outputs`` is written in place; the inputs must come back
     unchanged (tensors are values: a call writes only its outputs).
     """
-    engine = dsl_mlir.jit(dsl_mlir.lower(module, options=options))
+    parallel = bool((options or {}).get("parallel"))  # the async runtime is then needed
+    engine = dsl_mlir.jit(dsl_mlir.lower(module, options=options), parallel=parallel)
     descs = [get_ranked_memref_descriptor(a) for a in (*inputs, *outputs)]
     args = [ctypes.pointer(ctypes.pointer(d)) for d in descs]
     before = [a.tobytes() for a in inputs]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from mlir_helpers import from_bf16_bits, run_text
+from mlir_helpers import from_bf16_bits, run_text, to_bf16_bits
 
 import dsl_mlir
 from dsl_mlir import ir, objects
@@ -212,3 +212,65 @@ def test_build_id_of_the_native_library(tmp_path: Path) -> None:
     (tmp_path / "text").write_text("not an ELF file")
     with pytest.raises(ValueError, match="not a little-endian ELF64 file"):
         objects.build_id(tmp_path / "text")
+
+
+# -- bf16 shapes that LLVM's x86 back end could not legalize (found by the IR fuzz test) ----
+# Each case runs in a child process: they used to abort it.
+def _in_child(call: str) -> None:
+    script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+              f"import test_mlir_portable_code as t\n{call}\nprint('checked')")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "checked", proc.stderr[-3000:]
+
+
+def odd_bf16_matmul(m: int, k: int, n: int, result: str,
+                    options: dict[str, object] | None) -> None:
+    rng = np.random.default_rng(11)
+    a = to_bf16_bits(rng.standard_normal((m, k)).astype(np.float32))
+    b = to_bf16_bits(rng.standard_normal((k, n)).astype(np.float32))
+    out = np.zeros((m, n), np.float32 if result == "f32" else np.uint16)
+    ta, tb, tc = f"tensor<{m}x{k}xbf16>", f"tensor<{k}x{n}xbf16>", f"tensor<{m}x{n}x{result}>"
+    with dsl_mlir.context():
+        run_text(f"func.func @f(%a: {ta}, %b: {tb}) -> {tc} {{ %0 = dsl.matmul %a, %b :"
+                 f" {ta}, {tb} -> {tc}\n return %0 : {tc} }}", [a, b], [out], options=options)
+    want = from_bf16_bits(a).astype(np.float64) @ from_bf16_bits(b).astype(np.float64)
+    got = out if result == "f32" else from_bf16_bits(out)
+    # a bf16 result accumulates in bf16: a few bf16 ulps of the running sums
+    tol = 1e-5 if result == "f32" else 0.1
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize(("m", "k", "n", "result", "options"), [
+    (7, 16, 17, "f32", None), (7, 16, 17, "f32", {"vector-size": 64}),
+    (7, 16, 17, "f32", {"parallel": True}), (16, 8, 33, "bf16", {"vector-size": 64}),
+    (16, 8, 33, "bf16", None)])
+def test_bf16_matmul_of_odd_sizes(m: int, k: int, n: int, result: str,
+                                  options: dict[str, object] | None) -> None:
+    """7x16x17 aborted the process in instruction selection (a scalar_to_vector of
+    <16 x bfloat>: "Do not know how to soft promote this operator's operand"); so did
+    16x8x33 with a bf16 result (vector.fma on <33 x bfloat>)."""
+    _in_child(f"t.odd_bf16_matmul({m}, {k}, {n}, {result!r}, {options!r})")
+
+
+def bf16_reduction_of_33(op: str) -> None:
+    x32 = np.random.default_rng(5).standard_normal(33).astype(np.float32)
+    x = to_bf16_bits(x32)
+    out = np.zeros((), np.uint16)
+    with dsl_mlir.context():
+        run_text(f"func.func @f(%x: tensor<33xbf16>) -> tensor<bf16> {{ %0 = dsl.{op} %x [0] :"
+                 " tensor<33xbf16> -> tensor<bf16>\n return %0 : tensor<bf16> }",
+                 [x], [out], options={"vector-size": 64})
+    values = from_bf16_bits(x).astype(np.float64)
+    want = {"min": values.min(), "max": values.max(), "sum": values.sum()}[op]
+    got = float(from_bf16_bits(out.reshape(1))[0])
+    if op == "sum":  # accumulated in f32, rounded once to bf16
+        assert abs(got - want) <= abs(want) * 2.0**-8 + 1e-6, (got, want)
+    else:
+        assert got == want, (got, want)
+
+
+@pytest.mark.parametrize("op", ["min", "max", "sum"])
+def test_bf16_reduction_of_33_elements_in_one_vector(op: str) -> None:
+    """vector-size 64 reduces all 33 in one vector.reduction: <33 x bfloat> aborted LLVM."""
+    _in_child(f"t.bf16_reduction_of_33({op!r})")

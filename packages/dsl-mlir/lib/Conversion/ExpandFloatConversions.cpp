@@ -10,15 +10,12 @@
 #include "dsl/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 namespace mlir::dsl {
 #define GEN_PASS_DEF_DSLEXPANDFLOATCONVERSIONS
-#define GEN_PASS_DEF_DSLBF16MASKEDMEMORYASI16
 #include "dsl/Conversion/Passes.h.inc"
 } // namespace mlir::dsl
 
@@ -119,7 +116,7 @@ bool needsExpansion(arith::TruncFOp op) {
 bool isBf16Arithmetic(Operation *op) {
   if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
            arith::RemFOp, arith::MaximumFOp, arith::MinimumFOp,
-           arith::MaxNumFOp, arith::MinNumFOp>(op))
+           arith::MaxNumFOp, arith::MinNumFOp, vector::FMAOp>(op))
     return false;
   return hasElement(op->getResult(0).getType(), BFloat16Type::get(op->getContext()));
 }
@@ -210,53 +207,6 @@ struct ExpandFloatConversions
       op.getResult().replaceAllUsesWith(result);
       op.erase();
     }
-  }
-};
-
-/// `type` with i16 elements when it is a vector of bf16, else null.
-Type asI16Vector(Type type) {
-  auto vec = dyn_cast<VectorType>(type);
-  if (!vec || !vec.getElementType().isBF16())
-    return {};
-  return vec.clone(IntegerType::get(type.getContext(), 16));
-}
-
-/// Clones the masked memory op `op` with its bf16 vectors as i16 vectors.
-void maskedMemoryAsI16(Operation *op) {
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  IRMapping mapping;
-  for (Value operand : op->getOperands())
-    if (Type i16 = asI16Vector(operand.getType()))
-      mapping.map(operand, LLVM::BitcastOp::create(b, loc, i16, operand));
-  Operation *copy = b.clone(*op, mapping);
-  b.setInsertionPointAfter(copy);
-  for (auto [old, result] : llvm::zip(op->getResults(), copy->getResults())) {
-    Type i16 = asI16Vector(result.getType());
-    if (!i16)
-      continue;
-    result.setType(i16);
-    old.replaceAllUsesWith(
-        LLVM::BitcastOp::create(b, loc, old.getType(), result).getResult());
-  }
-  op->erase();
-}
-
-struct Bf16MaskedMemoryAsI16
-    : dsl::impl::DslBf16MaskedMemoryAsI16Base<Bf16MaskedMemoryAsI16> {
-  void runOnOperation() override {
-    SmallVector<Operation *> ops;
-    getOperation()->walk([&](Operation *op) {
-      if (!isa<LLVM::MaskedLoadOp, LLVM::MaskedStoreOp, LLVM::masked_gather,
-               LLVM::masked_scatter>(op))
-        return;
-      auto isBf16 = [](Type t) { return bool(asI16Vector(t)); };
-      if (llvm::any_of(op->getOperandTypes(), isBf16) ||
-          llvm::any_of(op->getResultTypes(), isBf16))
-        ops.push_back(op);
-    });
-    for (Operation *op : ops)
-      maskedMemoryAsI16(op);
   }
 };
 

@@ -128,10 +128,10 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   p += "convert-vector-to-scf{full-unroll=true},"
        "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
        "math-extend-to-supported-types,dsl-expand-float-conversions,"
-       "finalize-memref-to-llvm,convert-vector-to-llvm,dsl-bf16-masked-memory-as-i16,"
+       "finalize-memref-to-llvm,convert-vector-to-llvm,"
        "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
        "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-       "convert-ub-to-llvm,reconcile-unrealized-casts";
+       "convert-ub-to-llvm,reconcile-unrealized-casts,dsl-bf16-as-i16";
   return p;
 }
 

@@ -164,7 +164,8 @@ def DslExpandFloatConversions : Pass<"dsl-expand-float-conversions"> {
     bits (NaN stays a quiet NaN); a conversion from f64 to f16 or bf16 first
     rounds to f32 *to odd* (exact double rounding) and then to the target;
     integer-to-bf16 conversions go through f32 or f64 exactly where they can;
-    `vector.reduction` of bf16 vectors reduces the vector extended to f32.
+    `vector.fma` on bf16 is an f32 FMA rounded once; `vector.reduction` of bf16
+    vectors reduces the vector extended to f32.
     Works on scalars and vectors. Run after `math-extend-to-supported-types`
     and before the conversion to the LLVM dialect.
   }];
@@ -172,17 +173,20 @@ def DslExpandFloatConversions : Pass<"dsl-expand-float-conversions"> {
                            "::mlir::vector::VectorDialect"];
 }
 
-def DslBf16MaskedMemoryAsI16 : Pass<"dsl-bf16-masked-memory-as-i16"> {
-  let summary = "Move bf16 vectors through masked loads, stores, gathers and scatters as i16";
+def DslBf16AsI16 : Pass<"dsl-bf16-as-i16", "::mlir::ModuleOp"> {
+  let summary = "Carry bf16 values as i16 in the LLVM dialect (no bf16 vectors for the back end)";
   let description = [{
-    LLVM's x86 back end legalizes a masked load or store of a bfloat vector
-    by widening the elements to float and narrowing them back, which calls
-    `__truncsfbf2` (absent from gcc 12's libgcc) for what is only a copy of
-    bits. This pass, on the LLVM dialect, gives `llvm.intr.masked.load`,
-    `llvm.intr.masked.store`, `llvm.intr.masked.gather` and
-    `llvm.intr.masked.scatter` of bf16 vectors i16 vectors instead, with
-    `llvm.bitcast`s on either side: the same bits, no conversion. Run after
-    `convert-vector-to-llvm`.
+    LLVM's x86 back end legalizes bfloat vectors through float: masked loads
+    and stores of them call `__truncsfbf2` (absent from gcc 12's libgcc) for
+    what is a copy of bits, and some shuffles and reductions abort the process
+    ("Do not know how to soft promote this operator's operand"). Run last in
+    `dsl-to-llvm-cpu`, after `dsl-expand-float-conversions` left bf16 only in
+    data movement: loads, stores, masked memory ops, element and value inserts
+    and extracts, shuffles, selects, branches and constants carry i16 instead;
+    `llvm.fpext` from bf16 becomes a shift into the f32 bits and `llvm.fcmp`
+    compares f32 extensions; other ops (function arguments and results, calls)
+    keep bf16 at their boundary through bitcasts. A function whose boundary
+    would be an aggregate holding bf16 is left unchanged.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
