@@ -283,3 +283,34 @@ def test_the_fast_nesting_bound_never_underestimates() -> None:
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
         assert api._nesting_bound(text) >= _exact_depth(text), repr(text)
+
+
+@pytest.mark.parametrize("via", ["file", "stdin"])
+def test_dsl_opt_refuses_deep_nesting_before_parsing(tmp_path, via: str) -> None:  # type: ignore[no-untyped-def]
+    """dsl-opt parsed 100,000 nested `[` with MLIR's recursive parser (a stack overflow)."""
+    from dsl_mlir._tools import dsl_opt_path
+
+    deep = "module attributes {dsl.x = " + "[" * 100_000 + "]" * 100_000 + "} {}\n"
+    src = tmp_path / "deep.mlir"
+    src.write_text(deep)
+    args, stdin = ([dsl_opt_path(), str(src)], None) if via == "file" else ([dsl_opt_path()], deep)
+    proc = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    name = str(src) if via == "file" else "<stdin>"
+    # the `{` of `attributes {` is level 1: the 512th `[` (column 28 + 511) is level 513
+    assert proc.stderr.startswith(f"{name}:1:539: error: brackets nested deeper than 512 levels")
+
+
+@pytest.mark.parametrize("via", ["file", "stdin"])
+def test_dsl_opt_parses_nesting_below_the_bound(tmp_path, via: str) -> None:  # type: ignore[no-untyped-def]
+    from dsl_mlir._tools import dsl_opt_path
+
+    quoted = '"' + "[" * 2000 + '"'  # brackets in strings and comments do not count
+    text = (f"// {'(' * 2000}\nmodule attributes {{dsl.x = " + "[" * 400 + "]" * 400
+            + f", dsl.y = {quoted}}} {{\n{GOOD}\n}}\n")
+    src = tmp_path / "ok.mlir"
+    src.write_text(text)
+    args, stdin = ([dsl_opt_path(), str(src)], None) if via == "file" else ([dsl_opt_path()], text)
+    proc = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "dsl.y = \"" + "[" * 2000 in proc.stdout and "func.func @f" in proc.stdout
