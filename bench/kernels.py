@@ -10,6 +10,9 @@ The bound column is what the machine allows: for memory-bound kernels the
 bandwidth of a large numpy copy (bytes read + written), for matmul the
 GFLOP/s of single-threaded OpenBLAS (a practical compute peak).
 
+A second table times the run-time checks of sizes and offsets (docs/mlir.md): the
+same kernel with sizes or offsets known only at run time, and with static ones.
+
 Run: python bench/kernels.py   (under 2 minutes; numba columns when numba is installed)
 """
 
@@ -62,16 +65,18 @@ LLVM_PASSES = None if os.environ.get("BENCH_LLVM") == "default" else dsl_mlir.FA
 _PACKED = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
 
 
-def compile_kernel(text: str, name: str, arrays: Sequence[np.ndarray]) -> Callable[[], None]:
-    """Lower + JIT `text` as dsl-runtime does; a zero-argument callable running `name` on `arrays`."""
+def compile_kernel(text: str, name: str, arrays: Sequence[np.ndarray | int]) -> Callable[[], None]:
+    """Lower + JIT `text` as dsl-runtime does; a zero-argument callable running `name` on
+    `arrays` (ints are `index` scalars)."""
     with dsl_mlir.context():
         options = {"internalize-entries": True, **({"parallel": True} if PARALLEL else {})}
         lowered = dsl_mlir.lower(dsl_mlir.parse_module(text), options=options)
         engine = dsl_mlir.jit(lowered, shared_libs=[ASYNC_RUNTIME] if PARALLEL else [],
                               llvm_passes=LLVM_PASSES)
     fn = _PACKED(engine.raw_lookup(f"_mlir_ciface_{name}"))
-    descs = [get_ranked_memref_descriptor(a) for a in arrays]
-    ptrs = [ctypes.pointer(d) for d in descs]
+    descs = [ctypes.c_int64(a) if isinstance(a, int) else get_ranked_memref_descriptor(a)
+             for a in arrays]
+    ptrs = [d if isinstance(d, ctypes.c_int64) else ctypes.pointer(d) for d in descs]
     packed = (ctypes.c_void_p * len(ptrs))(*[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in ptrs])
     keep = (engine, descs, ptrs, arrays)  # the descriptors point into the arrays
 
@@ -251,6 +256,63 @@ def bench_layernorm(rows: int, cols: int, bw: float) -> Row:
     return Row("layer norm (rows)", f"{rows}x{cols} f32", timeit(call), ref, 2 * x.nbytes, "GB/s", bw)
 
 
+@dataclass
+class CheckRow:
+    """The same kernel with and without the run-time checks of docs/mlir.md."""
+
+    kernel: str
+    size: str
+    checked: float
+    unchecked: float
+
+    def cells(self) -> list[str]:
+        cost = (self.checked - self.unchecked) * 1e9
+        return [self.kernel, self.size, f"{self.checked * 1e6:.2f}", f"{self.unchecked * 1e6:.2f}",
+                f"{self.checked / self.unchecked:.3f}", f"{cost:+.0f} ns"]
+
+
+ADD = """func.func @add(%a: {t}, %b: {t}) -> {t} {{
+  %0 = dsl.add %a, %b : {t}
+  return %0 : {t} }}"""
+
+SLICE_ADD = """func.func @sliced(%x: {t}, %i: index) -> {h} {{
+  {offset}
+  %s = dsl.slice %x[%o] : {t} -> {h}
+  %r = dsl.add %s, %s : {h}
+  return %r : {h} }}"""
+
+
+def bench_checks(n: int) -> list[CheckRow]:
+    """Dynamic sizes (an elementwise size check and an out-param size check per call) and a
+    run-time slice offset (an offset check), against the static forms, which have none."""
+    a, b, o = (RNG.standard_normal(n).astype(np.float32) for _ in range(3))
+    dynamic = compile_kernel(ADD.format(t="tensor<?xf32>"), "add", [a, b, o])
+    static = compile_kernel(ADD.format(t=tensor([n])), "add", [a, b, o])
+    dynamic()
+    np.testing.assert_allclose(o, a + b, rtol=1e-6)
+    size = f"{n:,} f32"
+    rows = [CheckRow("add, pl.dynamic sizes", size, timeit(dynamic), timeit(static))]
+    half = np.empty(n // 2, np.float32)
+    common = {"t": tensor([n]), "h": tensor([n // 2])}
+    runtime = compile_kernel(SLICE_ADD.format(offset="%o = arith.addi %i, %i : index", **common),
+                             "sliced", [a, n // 8, half])
+    constant = compile_kernel(SLICE_ADD.format(offset=f"%o = arith.constant {n // 4} : index",
+                                               **common), "sliced", [a, n // 8, half])
+    runtime()
+    np.testing.assert_allclose(half, 2 * a[n // 4:n // 4 + n // 2], rtol=1e-6)
+    rows.append(CheckRow("slice at a run-time offset + add", size, timeit(runtime), timeit(constant)))
+    return rows
+
+
+def print_table(header: list[str], rows: list[list[str]]) -> None:
+    table = [header, *rows]
+    widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
+    for i, cells in enumerate(table):
+        print("  ".join(cell.ljust(w) for cell, w in zip(cells, widths)))
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+
+
 def main() -> None:
     global PARALLEL
     bw = copy_bandwidth()
@@ -263,16 +325,17 @@ def main() -> None:
         for extra in (bench_chain(bw), bench_matmul(1024, blas_peak), bench_softmax(4096, 1024, bw)):
             extra.kernel += threads
             results.append(extra)
+    PARALLEL = False
+    checks = [*bench_checks(1024), *bench_checks(N)]
     header = ["kernel", "size", "ours (ms)", "numpy (ms)", "numba (ms)", "numpy/ours", "ours", "machine bound"]
-    table = [header, *(r.cells() for r in results)]
-    widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
-    for i, cells in enumerate(table):
-        print("  ".join(cell.ljust(w) for cell, w in zip(cells, widths)))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(header, [r.cells() for r in results])
     print(f"\nmemory bound: numpy copy of 256 MB, {bw:.1f} GB/s (read + write); "
           "matmul bound: single-threaded OpenBLAS; numpy uses out= buffers, OPENBLAS_NUM_THREADS=1;\n"
-          "(N thr) rows: dsl-to-llvm-cpu{parallel=true} on libdsl_async_runtime.so, numpy still single-threaded")
+          "(N thr) rows: dsl-to-llvm-cpu{parallel=true} on libdsl_async_runtime.so, numpy still single-threaded\n")
+    print_table(["run-time checks", "size", "checked (us)", "static (us)", "ratio", "cost/call"],
+                [r.cells() for r in checks])
+    print("\nchecked: sizes/offsets known at run time, checked once per op (docs/mlir.md); static: the "
+          "same kernel with static sizes / a constant offset, no check")
 
 
 if __name__ == "__main__":
