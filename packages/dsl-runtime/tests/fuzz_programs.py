@@ -51,7 +51,7 @@ class Features:
     bf16: bool = True
     f64_to_f16: bool = True
     dynamic_call_results: bool = True
-    dynamic_one_broadcast: bool = False
+    dynamic_one_broadcast: bool = True
 
     @classmethod
     def all(cls) -> Features:
@@ -59,11 +59,10 @@ class Features:
 
 
 #: Gated feature -> the bug it hits today (turn the flag on when the fix lands).
-KNOWN_BUGS = {
-    "dynamic_one_broadcast": "a pl.dynamic size that is 1 at run time, broadcast against a "
-                             "static n, is read out of bounds (no check; wrong values; found "
-                             "by this fuzzer, test_runtime_fuzz.py pins it)",
-}
+#: (Fixed, flags on: ``dynamic_one_broadcast``, a pl.dynamic size that is 1 at run time
+#: broadcast against a static n, was read out of bounds; now a run-time check raises a
+#: ValueError in compiled code and in the interpreter alike.)
+KNOWN_BUGS: dict[str, str] = {}
 
 #: The compile options every program runs under.
 OPTION_SETS: dict[str, dict[str, Any]] = {
@@ -148,7 +147,7 @@ class Builder:
             dynamic = self.draw(st.integers(0, 3)) == 0
         dims: list[int | str] = []
         for d in shape:
-            # (a pl.dynamic size that is 1 at run time against a static n: see KNOWN_BUGS)
+            # (a pl.dynamic size that is 1 at run time against a static n: a ValueError)
             if dynamic and (d != 1 or self.f.dynamic_one_broadcast) and self.draw(st.booleans()):
                 dims.append(self.dynamic.setdefault(d, f"D{d}"))
             else:
@@ -554,7 +553,16 @@ class Skip(Exception):
     """The program's meaning is undefined for these inputs (e.g. a float cast out of range)."""
 
 
-def expected(case: Case, module: Any) -> tuple[Any, ...]:
+@dataclass(frozen=True)
+class Raised:
+    """What the interpreter raised where a run-time check fails (the compiled code must
+    raise the same class): ``kind`` is ``"ValueError"`` (sizes) or ``"IndexError"``."""
+
+    kind: str
+    message: str
+
+
+def expected(case: Case, module: Any) -> tuple[Any, ...] | Raised:
     target, kw = entry_of(case, module)
     if not case.program:  # programs were parsed when imported
         try:
@@ -565,6 +573,8 @@ def expected(case: Case, module: Any) -> tuple[Any, ...]:
         result = interpret(target, **kw, **_copies(case.inputs))
     except UndefinedBehaviorError as err:
         raise Skip(str(err)) from None
+    except (ValueError, IndexError) as err:  # a run-time check of sizes or offsets
+        return Raised(type(err).__name__, str(err))
     return result if isinstance(result, tuple) else (result,)
 
 
@@ -607,7 +617,7 @@ def check(case: Case, option_sets: dict[str, dict[str, Any]] = OPTION_SETS,
     return len(option_sets)
 
 
-def compiled_agrees(case: Case, want: tuple[Any, ...],
+def compiled_agrees(case: Case, want: tuple[Any, ...] | Raised,
                     option_sets: dict[str, dict[str, Any]]) -> str | None:
     """(In the worker) the case's compiled results against ``want``; None when they agree."""
     module = load(case)
@@ -618,6 +628,9 @@ def compiled_agrees(case: Case, want: tuple[Any, ...],
             label = name
             fn = jit(target, **kw, **options)
             inputs = _copies(case.inputs)
+            if isinstance(want, Raised):
+                _raises_the_same(fn, inputs, want)
+                continue
             got = fn(**inputs)
             got = got if isinstance(got, tuple) else (got,)
             assert len(got) == len(want), f"{len(got)} results, expected {len(want)}"
@@ -633,13 +646,24 @@ def compiled_agrees(case: Case, want: tuple[Any, ...],
     return None
 
 
+def _raises_the_same(fn: Callable[..., Any], inputs: dict[str, Any], want: Raised) -> None:
+    try:
+        fn(**inputs)
+    except Exception as err:
+        assert type(err).__name__ == want.kind, (
+            f"raised {type(err).__name__}: {err}; the interpreter raised {want.kind}: "
+            f"{want.message}")
+        return
+    raise AssertionError(f"returned where the interpreter raised {want.kind}: {want.message}")
+
+
 class Worker:
     """One spawned process that compiles and runs cases; replaced after a crash or hang."""
 
     def __init__(self) -> None:
         self.pool: ProcessPoolExecutor | None = None
 
-    def run(self, case: Case, want: tuple[Any, ...], option_sets: dict[str, dict[str, Any]],
+    def run(self, case: Case, want: tuple[Any, ...] | Raised, option_sets: dict[str, dict[str, Any]],
             timeout: float) -> str | None:
         if self.pool is None:
             self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),

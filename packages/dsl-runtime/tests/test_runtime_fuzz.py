@@ -9,7 +9,7 @@ every dtype pair of the enabled dtypes, slices/assemble with static and run-time
 subscript windows, matmul (transposes, out_dtype), shape ops, creation ops, loops with
 iter_args, ifs with yields, program calls, several results, static and dynamic shapes
 and 0-size dimensions: together with the interpreter's own tests this is the op x dtype
-matrix against numpy. Features that hit known bugs are off here (``KNOWN_BUGS``);
+matrix against numpy. Features that hit known bugs are off here (``KNOWN_BUGS``, empty today);
 ``make fuzz`` runs longer (``FUZZ_SECONDS``) and writes minimized reproducers.
 """
 
@@ -74,3 +74,57 @@ def test_dynamic_size_one_against_a_static_size_is_a_value_error() -> None:
         f(x, np.array([[10], [20]], np.int32))
     y = np.arange(6, dtype=np.int32).reshape(2, 3) * 10
     np.testing.assert_array_equal(f(x, y), y - x)
+
+
+def dynamic_chain(x: pl.Tensor[[2, 3], pl.INT32], y: pl.Tensor[[2, D1], pl.INT32],
+                  z: pl.Tensor[[2, D1], pl.INT32]):
+    s = pl.add(y, z)  # D1 with D1: whatever the size, no broadcast to check
+    return pl.select(pl.gt(s, 0), s, x)  # D1 against 3: checked
+
+
+def test_the_interpreter_checks_dynamic_sizes_as_the_compiled_code() -> None:
+    """The interpreter (the fuzzer's oracle) broadcast the run-time 1 as numpy does; it now
+    raises the compiled code's ValueError, and the dynamic sizes flow through results."""
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    one = np.array([[10], [20]], np.int32)
+    with pytest.raises(ValueError, match=r"pl.sub at .*: an operand has size 1 in dimension 1 "
+                                         r"where the result has size 3"):
+        jit(dynamic_one, backend="interpret")(x, one)
+    for backend in ("interpret", "cpu"):
+        f = jit(dynamic_chain, backend=backend)
+        with pytest.raises(ValueError, match=r"size 1 in dimension 1 where the result has size 3"):
+            f(x, one, one)
+        y = np.arange(6, dtype=np.int32).reshape(2, 3) - 2
+        s = y + y
+        np.testing.assert_array_equal(f(x, y, y), np.where(s > 0, s, x))
+
+
+def dead_mismatch(x: pl.Tensor[[3], pl.FP32], y: pl.Tensor[[D1], pl.FP32]):
+    unused = pl.add(x, y)  # noqa: F841 (its check must still run)
+    return pl.abs(x)
+
+
+def test_a_check_of_an_unused_op_still_runs() -> None:
+    """Found by the fuzzer: the inliner's canonicalization erased the unused pl.add before its
+    run-time check was emitted, so compiled code returned where the interpreter raised."""
+    x, one = np.array([-1, 2, -3], np.float32), np.ones(1, np.float32)
+    for backend in ("interpret", "cpu"):
+        f = jit(dead_mismatch, backend=backend)
+        with pytest.raises(ValueError, match=r"size 1 in dimension 0 where the result has size 3"):
+            f(x, one)
+        np.testing.assert_array_equal(f(x, np.ones(3, np.float32)), [1, 2, 3])
+
+
+def empty_windows(p0: pl.Tensor[[0], pl.FP32], p1: pl.Tensor[[2, 0], pl.FP32]):
+    a = pl.assemble(p0, p0, [0])
+    s = pl.slice(p1, [2, 0], [0, 0])
+    return a, s
+
+
+def test_empty_windows_at_offset_zero_compile() -> None:
+    """Found by the fuzzer: upstream's slice verifiers refuse offset 0 in a dimension of
+    size 0 ("offset 0 is out-of-bounds: 0 >= 0"): pl.assemble of an empty tile failed."""
+    p0, p1 = np.zeros(0, np.float32), np.zeros((2, 0), np.float32)
+    for backend in ("interpret", "cpu"):
+        a, s = jit(empty_windows, backend=backend)(p0, p1)
+        assert a.shape == (0,) and s.shape == (2, 0)

@@ -89,7 +89,10 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   std::string p = "dsl-lower-launches-to-cpu";
   if (opts.boundscheck)
     p += "{boundscheck}";
-  p += ",inline,convert-dsl-to-linalg,canonicalize,";
+  // No canonicalization inside `inline`: it would erase dsl ops whose results
+  // are unused before convert-dsl-to-linalg emits their run-time checks (the
+  // interpreter, and Python, raise there; the checks outlive the dead ops).
+  p += ",inline{default-pipeline=},convert-dsl-to-linalg,canonicalize,";
   if (opts.fuseElementwise)
     p += "func.func(linalg-fuse-elementwise-ops),";
   if (opts.vectorize) {

@@ -287,6 +287,16 @@ SmallVector<Value> conditionsOf(const WindowChecks &w) {
   return conditions;
 }
 
+/// True when one of `sizes` is a constant 0: the window holds no element.
+/// (Upstream's slice verifiers refuse offset 0 in a dimension of size 0, so an
+/// empty window never becomes a tensor slice op.)
+static bool isEmptyWindow(ArrayRef<OpFoldResult> sizes) {
+  return llvm::any_of(sizes, [](OpFoldResult s) {
+    std::optional<int64_t> c = getConstantIntValue(s);
+    return c && *c == 0;
+  });
+}
+
 /// The window is checked once per op: with static sizes a bad offset is
 /// reported and clamped (no branch around the slice); otherwise the slice
 /// runs only when the whole window is in bounds, else an uninitialized
@@ -308,6 +318,12 @@ struct SliceLowering : OpRewritePattern<SliceOp> {
                                  op.getOffsets(), sizes,
                                  sizesOf(rewriter, loc, op.getSource()));
     auto strides = unitStrides(rewriter, type.getRank());
+    if (w.sizesFit && isEmptyWindow(sizes)) {
+      emitChecks(rewriter, loc, module, w.checks);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                                   type.getElementType());
+      return success();
+    }
     if (w.sizesFit) {
       emitChecks(rewriter, loc, module, w.checks);
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
@@ -353,6 +369,11 @@ struct AssembleLowering : OpRewritePattern<AssembleOp> {
                                  op.getOffsets(), sizes,
                                  sizesOf(rewriter, loc, op.getDst()));
     auto strides = unitStrides(rewriter, rank);
+    if (w.sizesFit && isEmptyWindow(sizes)) {
+      emitChecks(rewriter, loc, module, w.checks);
+      rewriter.replaceOp(op, op.getDst());
+      return success();
+    }
     if (w.sizesFit) {
       emitChecks(rewriter, loc, module, w.checks);
       rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
@@ -366,8 +387,12 @@ struct AssembleLowering : OpRewritePattern<AssembleOp> {
         rewriter, loc,
         allOf(rewriter, loc, conditionsOf(w)),
         [&](OpBuilder &b, Location l) {
-          Value r = tensor::InsertSliceOp::create(b, l, op.getSrc(), op.getDst(),
-                                                  offsets, sizes, strides);
+          Value r = isEmptyWindow(sizes)
+                        ? op.getDst()
+                        : tensor::InsertSliceOp::create(b, l, op.getSrc(),
+                                                        op.getDst(), offsets,
+                                                        sizes, strides)
+                              .getResult();
           scf::YieldOp::create(b, l, r);
         },
         [&](OpBuilder &b, Location l) {

@@ -145,6 +145,8 @@ def from_user(value: Any, t: TensorType, name: str, dynamic: dict[str, int],
         else:
             tensor = ITensor(array, t.dtype)
     _check_shape(tensor, t, name, dynamic)
+    if t.shape is not None and any(isinstance(d, Dynamic) for d in t.shape):
+        tensor = ITensor(tensor.array, tensor.dtype, tuple(isinstance(d, Dynamic) for d in t.shape))
     return tensor
 
 

@@ -132,14 +132,34 @@ def call_op(rule: OpRule, args: Sequence[object], kwargs: dict[str, object]) -> 
             f"cannot run it (at {state.where()})")
     types: dict[str, PlType] = {name: v.type for name, v in view.items()
                                 if isinstance(v, TypedValue)}
+    declared, declared_result = _declared_types(rule, bound, view)
     numeric = {name: _numeric(v) for name, v in bound.items()}
-    ref = RefCall(rule, numeric, types, state.where())
+    ref = RefCall(rule, numeric, types, state.where(), declared)
     with np().errstate(all="ignore"):
         result = rule.reference(ref, result_type)
-    return _wrap(rule, result, result_type)
+    return _wrap(rule, result, result_type, declared_result)
 
 
-def _wrap(rule: OpRule, result: Any, t: PlType) -> Any:
+def _declared_types(rule: OpRule, bound: dict[str, object], view: dict[str, object]
+                    ) -> tuple[dict[str, PlType], PlType | None]:
+    """The types the parser would give the tensor arguments that have ``pl.dynamic`` sizes,
+    and the op's result type inferred from them (None where that inference fails)."""
+    declared: dict[str, PlType] = {}
+    for name, value in bound.items():
+        if isinstance(value, ITensor) and value.dynamic is not None:
+            shape = tuple(Dynamic(None) if dyn else size
+                          for dyn, size in zip(value.dynamic, value.shape, strict=True))
+            declared[name] = TensorType(shape, value.dtype)
+    if not declared:
+        return declared, None
+    typed = {**view, **{n: TypedValue(None, t) for n, t in declared.items()}}
+    try:
+        return declared, rule.infer(OpCall(rule, typed, {}, None, _CTX))  # type: ignore[arg-type]
+    except Exception:  # e.g. an op that needs static sizes: the sizes are then static
+        return declared, None
+
+
+def _wrap(rule: OpRule, result: Any, t: PlType, declared: PlType | None = None) -> Any:
     if isinstance(t, ScalarType):
         return index(int(result)) if t.dtype == INDEX else IScalar(result, t.dtype)
     assert isinstance(t, TensorType)
@@ -149,7 +169,11 @@ def _wrap(rule: OpRule, result: Any, t: PlType) -> Any:
                                      for d, n in zip(want, array.shape, strict=True)):
         raise AssertionError(f"{rule.qualname}: the reference rule gave shape {array.shape}, "
                              f"inference {t}")
-    return ITensor(array, t.dtype)
+    mask = None
+    if isinstance(declared, TensorType) and declared.shape is not None \
+            and len(declared.shape) == array.ndim:
+        mask = tuple(isinstance(d, Dynamic) for d in declared.shape)
+    return ITensor(array, t.dtype, mask)
 
 
 def call_op_named(name: str, args: Sequence[object], kwargs: dict[str, object]) -> Any:

@@ -20,15 +20,22 @@ from . import state
 
 
 class ITensor:
-    """A tensor value: ``array`` (storage form, never written by an op) and ``dtype``."""
+    """A tensor value: ``array`` (storage form, never written by an op) and ``dtype``.
 
-    __slots__ = ("array", "dtype")
+    ``dynamic`` marks the dimensions whose size the parser's types leave open
+    (``pl.dynamic``), as the compiled code sees them: a ``pl.dynamic`` size of 1 does
+    not broadcast there (a ValueError, as the compiled code's run-time check); None when
+    every size is static."""
+
+    __slots__ = ("array", "dtype", "dynamic")
     __hash__ = None  # type: ignore[assignment]
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
-    def __init__(self, array: Any, dtype: DType) -> None:
+    def __init__(self, array: Any, dtype: DType,
+                 dynamic: tuple[bool, ...] | None = None) -> None:
         self.array = array
         self.dtype = dtype
+        self.dynamic = dynamic if dynamic is not None and any(dynamic) else None
 
     @property
     def shape(self) -> tuple[int, ...]:

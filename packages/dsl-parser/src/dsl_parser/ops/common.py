@@ -212,6 +212,27 @@ def _ref_operand(call: RefCall, name: str, dtype: DType) -> Any:
     return scalar(call[name], dtype)
 
 
+def _ref_check_dynamic_sizes(call: RefCall, names: Sequence[str], t: PlType) -> None:
+    """ValueError where a ``pl.dynamic`` size of an operand differs at run time from the
+    result's size, as the compiled code's check (docs/mlir.md, "Run-time checks"): only a
+    static 1 broadcasts, so a ``pl.dynamic`` size of 1 against 3 is an error, not a numpy
+    broadcast."""
+    if not call.declared or not isinstance(t, TensorType) or t.shape is None:
+        return
+    result = t.shape
+    for name in names:
+        declared = call.declared.get(name)
+        if not isinstance(declared, TensorType) or declared.shape is None:
+            continue
+        lead = len(result) - len(declared.shape)
+        for k, dim in enumerate(declared.shape):
+            size, want = int(call[name].shape[k]), result[lead + k]
+            if isinstance(dim, Dynamic) and size != want:
+                call.fail(f"an operand has size {size} in dimension {lead + k} where the result "
+                          f"has size {want} (a pl.dynamic size must equal the size it is "
+                          "combined with; only a static 1 broadcasts)", ValueError)
+
+
 def _ref_axes(call: RefCall, rank: int, extra: int = 0) -> tuple[int, ...]:
     """The ``axis`` argument as a sorted tuple of non-negative axes."""
     axes = call["axis"]

@@ -23,6 +23,7 @@ from .common import (
     _floats_only,
     _infer_elementwise,
     _operand_value,
+    _ref_check_dynamic_sizes,
     _ref_dtype,
     _ref_operand,
     _sign,
@@ -158,6 +159,7 @@ def _cast_signs(x: TypedValue, t: PlType) -> dict[str, bool]:
 # -- reference rules (numpy) ------------------------------------------------------------------
 def _binary_ref(fn: Callable[[Any, Any, DType, str], Any]) -> Callable[[RefCall, PlType], Any]:
     def reference(call: RefCall, t: PlType) -> Any:
+        _ref_check_dynamic_sizes(call, ("lhs", "rhs"), t)
         lhs = _ref_operand(call, "lhs", t.dtype)
         return fn(lhs, _ref_operand(call, "rhs", t.dtype), t.dtype, call.where)
     return reference
@@ -178,6 +180,7 @@ def _relu(x: Any) -> Any:
 
 def _compare_ref(name: str) -> Callable[[RefCall, PlType], Any]:
     def reference(call: RefCall, t: PlType) -> Any:
+        _ref_check_dynamic_sizes(call, ("lhs", "rhs"), t)
         dtype = _ref_dtype(call, ("lhs", "rhs"))
         lhs, rhs = _ref_operand(call, "lhs", dtype), _ref_operand(call, "rhs", dtype)
         return getattr(np(), _NUMPY_COMPARE[name])(lhs, rhs)
@@ -189,6 +192,7 @@ _NUMPY_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_eq
 
 
 def _select_ref(call: RefCall, t: PlType) -> Any:
+    _ref_check_dynamic_sizes(call, ("cond", "a", "b"), t)
     cond = _ref_operand(call, "cond", BOOL)
     return np().where(cond, _ref_operand(call, "a", t.dtype), _ref_operand(call, "b", t.dtype))
 

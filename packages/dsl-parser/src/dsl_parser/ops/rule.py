@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NoReturn, Protocol
 
@@ -93,13 +93,17 @@ class RefCall:
     ``args`` holds the bound arguments with tensors as numpy arrays in their storage
     form (BF16 as float32 arrays holding bf16 values), typed scalars as numpy scalars,
     literals, shapes and flags as given; ``types`` the DSL type of each tensor and
-    typed-scalar argument; ``where`` the user's ``file:line`` for messages.
+    typed-scalar argument; ``where`` the user's ``file:line`` for messages;
+    ``declared`` the types the parser gave the tensor arguments where some of their
+    sizes are ``pl.dynamic`` (``Dynamic`` dimensions; the compiled code checks those
+    sizes at run time).
     """
 
     rule: OpRule
     args: dict[str, Any]
     types: dict[str, PlType]
     where: str
+    declared: dict[str, PlType] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> Any:
         return self.args[name]
