@@ -209,3 +209,19 @@ def test_parallel_option_runs_on_the_async_runtime() -> None:
     np.testing.assert_allclose(k.chain_parallel(x, y), x * x + y, rtol=1e-6)
     cf = k.chain_parallel.compile(x, y)
     assert "async" in cf.mlir("lowered") or "mlirAsyncRuntime" in cf.mlir("lowered")
+
+
+def test_slot_kinds_and_dtypes_agree_with_the_c_dispatcher() -> None:
+    """The ABI's slot numbering is the dispatcher's enum, and every dtype of dsl-core's
+    table has a slot kind and a format the dispatcher knows."""
+    from dsl_core import dtypes
+    from dsl_mlir import _dispatch
+    from dsl_runtime import abi
+
+    for number, kind in enumerate(abi.SLOT_KINDS):
+        name = {"memref": "MEMREF", "ptr": "PTR"}.get(kind, kind.upper())
+        assert getattr(_dispatch, name) == number, kind
+    for d in dtypes.ALL:
+        slot, fmt, ctype = abi.DTYPES[d.name]
+        assert slot in abi.SLOT_KINDS and (fmt, ctype) == (d.format, d.c_type)
+        assert np.dtype(d.storage).char == fmt, d  # what numpy's buffers report

@@ -12,27 +12,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from dsl_core import dtypes
+
 #: Slot kinds, in the numbering of dsl_mlir._dispatch.
 SLOT_KINDS = ("memref", "i64", "i32", "i16", "i8", "bool", "f64", "f32", "f16", "bf16",
               "u64", "u32", "u16", "u8", "ptr")
 
-#: dtype name (numpy spelling) -> (scalar slot kind, buffer format char, C type)
-DTYPES: dict[str, tuple[str, str, str]] = {
-    "float64": ("f64", "d", "double"),
-    "float32": ("f32", "f", "float"),
-    "float16": ("f16", "e", "uint16_t /* binary16 bits */"),
-    "bfloat16": ("bf16", "H", "uint16_t /* bfloat16 bits */"),
-    "int64": ("i64", "l", "int64_t"),
-    "int32": ("i32", "i", "int32_t"),
-    "int16": ("i16", "h", "int16_t"),
-    "int8": ("i8", "b", "int8_t"),
-    "uint64": ("u64", "L", "uint64_t"),
-    "uint32": ("u32", "I", "uint32_t"),
-    "uint16": ("u16", "H", "uint16_t"),
-    "uint8": ("u8", "B", "uint8_t"),
-    "bool": ("bool", "?", "bool"),
-    "index": ("i64", "l", "int64_t"),
-}
+#: dtype name (numpy spelling) -> (scalar slot kind, buffer format char, C type), from
+#: dsl-core's dtype table.
+DTYPES: dict[str, tuple[str, str, str]] = {d.name: (d.slot, d.format, d.c_type)
+                                           for d in dtypes.ALL}
 
 Dim = int | str | None  # static size, named dynamic dimension, anonymous dynamic
 

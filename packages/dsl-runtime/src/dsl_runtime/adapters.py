@@ -20,12 +20,11 @@ from typing import Any
 import numpy as np
 
 import dsl_core as dc
+from dsl_core import dtypes
 
 Fill = Callable[[Any, Any], None]
 
-_MLIR_ELEMENT = {"float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf16",
-                 "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8", "uint64": "i64",
-                 "uint32": "i32", "uint16": "i16", "uint8": "i8", "bool": "i1"}
+_MLIR_ELEMENT = {d.name: d.mlir for d in dtypes.ALL if d.kind != "index"}
 
 
 @cache

@@ -14,14 +14,15 @@ from typing import Any
 
 import numpy as np
 
+from dsl_core import dtypes
+
 from . import cache, keys
 from ._compat import check_siblings
 from ._version import __version__
 from .compiled import numpy_dtype
 
-_DTYPES = {"f16": "float16", "bf16": "uint16", "f32": "float32", "f64": "float64", "i8": "int8",
-           "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16",
-           "u32": "uint32", "u64": "uint64", "bool": "bool", "index": "int64"}
+#: short dtype spelling -> the numpy dtype holding its values (dsl-core's table)
+_DTYPES = {d.short: d.storage for d in dtypes.ALL}
 
 
 class UsageError(Exception):

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from dsl_core import dtypes
+
 from .abi import KernelABI, Param
 
 STAGES = ("dsl", "lowered", "llvm")
@@ -24,8 +26,10 @@ class Artifacts:
 
 
 def numpy_dtype(name: str) -> np.dtype[Any]:
-    """The numpy dtype holding a DSL dtype (bfloat16 travels as its uint16 bit pattern)."""
-    return np.dtype("uint16" if name == "bfloat16" else name)
+    """The numpy dtype holding a DSL dtype (bfloat16 travels as its uint16 bit pattern);
+    dsl-core's dtype table says which."""
+    info = dtypes.lookup(name)
+    return np.dtype(info.storage if info is not None else name)
 
 
 def _result_allocator(abi: KernelABI) -> Any:
