@@ -142,10 +142,7 @@ void guardCopiesIntoArguments(func::FuncOp fn, ModuleOp module) {
       Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, from, to);
       checks.push_back({ok, RuntimeErrorKind::Value, message, {from, index, to}});
     }
-    SmallVector<Value> conditions;
-    for (const RuntimeCheck &c : checks)
-      conditions.push_back(c.ok);
-    Value all = allOf(b, loc, conditions);
+    Value all = allPass(b, loc, checks);
     emitChecks(b, loc, module, checks);
     auto guard = scf::IfOp::create(b, loc, all, /*withElse=*/false);
     copy->moveBefore(guard.thenBlock()->getTerminator());

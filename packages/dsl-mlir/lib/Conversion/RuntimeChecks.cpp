@@ -123,12 +123,17 @@ void mlir::dsl::emitCheck(OpBuilder &b, Location loc, ModuleOp module, Value ok,
   });
 }
 
-void mlir::dsl::emitChecks(OpBuilder &b, Location loc, ModuleOp module,
-                           ArrayRef<RuntimeCheck> checks) {
+Value mlir::dsl::allPass(OpBuilder &b, Location loc,
+                         ArrayRef<RuntimeCheck> checks) {
   SmallVector<Value> conditions;
   for (const RuntimeCheck &c : checks)
     conditions.push_back(c.ok);
-  Value all = allOf(b, loc, conditions);
+  return allOf(b, loc, conditions);
+}
+
+void mlir::dsl::emitChecks(OpBuilder &b, Location loc, ModuleOp module,
+                           ArrayRef<RuntimeCheck> checks) {
+  Value all = allPass(b, loc, checks);
   if (isConstantTrue(all))
     return;
   if (checks.size() == 1) {

@@ -44,11 +44,16 @@ def allowed(symbol: str) -> bool:
     return symbol in LIBC or symbol in LIBM or symbol.startswith(RUNTIME_PREFIXES)
 
 
+def _check_elf64(head: bytes, path: str | Path) -> None:
+    """ValueError unless ``head`` starts an ELF64 little-endian file."""
+    if head[:4] != b"\x7fELF" or head[4:5] != b"\x02" or head[5:6] != b"\x01":
+        raise ValueError(f"{path}: not a little-endian ELF64 file")
+
+
 def undefined_symbols(path: str | Path) -> set[str]:
     """The undefined (imported) symbols of an ELF64 little-endian object or library."""
     data = Path(path).read_bytes()
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        raise ValueError(f"{path}: not a little-endian ELF64 file")
+    _check_elf64(data, path)
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
@@ -81,8 +86,7 @@ def build_id(path: str | Path) -> str | None:
     its cache keys). Reads only the headers and notes, not the whole file."""
     with open(path, "rb") as f:
         head = f.read(64)
-        if head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
-            raise ValueError(f"{path}: not a little-endian ELF64 file")
+        _check_elf64(head, path)
         phoff, = struct.unpack_from("<Q", head, 0x20)
         phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
         f.seek(phoff)

@@ -64,6 +64,9 @@ void emitChecks(OpBuilder &b, Location loc, ModuleOp module,
 /// The conjunction of `conditions` (the constant true when empty), folded.
 Value allOf(OpBuilder &b, Location loc, ValueRange conditions);
 
+/// The conjunction of the `ok` conditions of `checks`, as `allOf`.
+Value allPass(OpBuilder &b, Location loc, ArrayRef<RuntimeCheck> checks);
+
 /// Whether `v` is the constant true.
 bool isConstantTrue(Value v);
 

@@ -125,10 +125,7 @@ static Value broadcastEmpty(OpBuilder &b, Location loc, RankedTensorType result,
   if (!what.empty() && module) {
     SmallVector<RuntimeCheck> checks =
         broadcastChecks(b, loc, result, operands, dyn, sources, what);
-    SmallVector<Value> conditions;
-    for (const RuntimeCheck &c : checks)
-      conditions.push_back(c.ok);
-    Value all = allOf(b, loc, conditions);
+    Value all = allPass(b, loc, checks);
     if (!isConstantTrue(all)) {
       emitChecks(b, loc, module, checks);
       if (!dyn.empty()) { // a mismatch computes nothing: an empty result

@@ -166,10 +166,7 @@ struct ConcatLowering : OpRewritePattern<ConcatOp> {
       return result;
     };
     SmallVector<RuntimeCheck> checks = sameSizes(rewriter, op, sizes);
-    SmallVector<Value> conditions;
-    for (const RuntimeCheck &c : checks)
-      conditions.push_back(c.ok);
-    Value ok = allOf(rewriter, loc, conditions);
+    Value ok = allPass(rewriter, loc, checks);
     auto module = op->getParentOfType<ModuleOp>();
     if (isConstantTrue(ok) || !module) {
       rewriter.replaceOp(op, insertAll(rewriter));
@@ -280,13 +277,6 @@ SmallVector<OpFoldResult> clampedOffsets(OpBuilder &b, Location loc,
   return offsets;
 }
 
-SmallVector<Value> conditionsOf(const WindowChecks &w) {
-  SmallVector<Value> conditions;
-  for (const RuntimeCheck &c : w.checks)
-    conditions.push_back(c.ok);
-  return conditions;
-}
-
 /// True when one of `sizes` is a constant 0: the window holds no element.
 /// (Upstream's slice verifiers refuse offset 0 in a dimension of size 0, so an
 /// empty window never becomes a tensor slice op.)
@@ -334,7 +324,7 @@ struct SliceLowering : OpRewritePattern<SliceOp> {
     SmallVector<OpFoldResult> offsets(op.getOffsets().begin(),
                                       op.getOffsets().end());
     auto guarded = scf::IfOp::create(
-        rewriter, loc, allOf(rewriter, loc, conditionsOf(w)),
+        rewriter, loc, allPass(rewriter, loc, w.checks),
         [&](OpBuilder &b, Location l) {
           Value r = tensor::ExtractSliceOp::create(b, l, type, op.getSource(),
                                                    offsets, sizes, strides);
@@ -385,7 +375,7 @@ struct AssembleLowering : OpRewritePattern<AssembleOp> {
                                       op.getOffsets().end());
     auto guarded = scf::IfOp::create(
         rewriter, loc,
-        allOf(rewriter, loc, conditionsOf(w)),
+        allPass(rewriter, loc, w.checks),
         [&](OpBuilder &b, Location l) {
           Value r = isEmptyWindow(sizes)
                         ? op.getDst()

@@ -132,10 +132,7 @@ SmallVector<Value> checkedSizes(OpBuilder &b, Operation *op,
     Value dim = arith::ConstantIndexOp::create(b, loc, d);
     checks.push_back({ok, RuntimeErrorKind::Value, message, {n, dim}});
   }
-  SmallVector<Value> conditions;
-  for (const RuntimeCheck &c : checks)
-    conditions.push_back(c.ok);
-  Value all = allOf(b, loc, conditions);
+  Value all = allPass(b, loc, checks);
   if (isConstantTrue(all) || !module)
     return SmallVector<Value>(dynamic);
   emitChecks(b, loc, module, checks);
