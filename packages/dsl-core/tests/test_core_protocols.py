@@ -111,7 +111,9 @@ def test_incompatible_dsl_mlir_version_is_reported(monkeypatch):
     fake.ir = types.SimpleNamespace(Value=type("Value", (), {}))
     monkeypatch.setitem(sys.modules, "dsl_mlir", fake)
     monkeypatch.setattr(core_ir, "_IR", None)
-    with pytest.raises(ImportError, match=r"dsl-core 0.1 needs dsl-mlir >=0.1,<0.2, found 0.3.1"):
+    with pytest.raises(ImportError, match=r"dsl-core 0.1.0 needs dsl-mlir>=0.1,<0.2 but "
+                                          r"dsl-mlir 0.3.1 is installed; fix: pip install "
+                                          r"'dsl-mlir>=0.1,<0.2'"):
         dc.get_ir_types(dc.Int32(1))
 
 

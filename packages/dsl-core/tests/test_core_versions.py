@@ -9,6 +9,7 @@ import pytest
 
 import dsl_core
 from dsl_core._ir import COMPATIBLE_MLIR
+from dsl_core.versions import check_requirements, satisfies
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
@@ -17,7 +18,25 @@ def test_pyproject_declares_the_version_and_the_ir_range_the_check_uses() -> Non
     tomllib = pytest.importorskip("tomllib")
     project = tomllib.loads(PYPROJECT.read_text())["project"]
     assert project["version"] == dsl_core.__version__
-    assert project["dependencies"] == []  # dsl-core stands alone
-    (low_major, low_minor), (high_major, high_minor) = COMPATIBLE_MLIR
-    assert project["optional-dependencies"]["ir"] == [
-        f"dsl-mlir>={low_major}.{low_minor},<{high_major}.{high_minor}"]
+    assert project["dependencies"] == ["packaging>=22"]  # the version checks read PEP 440
+    assert project["optional-dependencies"]["ir"] == [f"dsl-mlir{COMPATIBLE_MLIR}"]
+
+
+@pytest.mark.parametrize(("version", "ok"), [("0.1", True), ("0.1.7", True), ("0.1.7rc1", True),
+                                             ("0.2.0", False), ("0.0.9", False),
+                                             ("0.2.0.dev1", False), ("not-a-version", False)])
+def test_satisfies_reads_pep440(version: str, ok: bool) -> None:
+    # PEP 440: "<0.2" excludes the pre-releases of 0.2 too (a hand-written parser did not)
+    assert satisfies(version, ">=0.1,<0.2") is ok
+
+
+def test_check_requirements_names_both_versions_and_the_fix() -> None:
+    found = {"a-pkg": "1.4.0", "b-pkg": "2.0.1"}
+    assert check_requirements("x 1.0", {"a-pkg": ">=1.2,<2"}, found.get) == {"a-pkg": "1.4.0"}
+    with pytest.raises(ImportError) as err:
+        check_requirements("x 1.0", {"a-pkg": ">=1.2,<2", "b-pkg": ">=1,<2"}, found.get)
+    assert str(err.value) == ("x 1.0 needs b-pkg>=1,<2 but b-pkg 2.0.1 is installed; fix: pip "
+                              "install 'b-pkg>=1,<2' (or a x release that supports b-pkg 2.0.1)")
+    with pytest.raises(ImportError, match=r"^x 1.0 needs c-pkg>=1, which is not installed; "
+                                          r"fix: pip install 'c-pkg>=1'$"):
+        check_requirements("x 1.0", {"c-pkg": ">=1"}, found.get)

@@ -117,7 +117,7 @@ def test_dsl_opt_invalid_input_exits_nonzero(tmp_path: os.PathLike[str]) -> None
     src = os.path.join(tmp_path, "bad.mlir")
     with open(src, "w") as f:
         f.write(BAD_SHAPES)
-    from dsl_mlir._tools import dsl_opt_path
+    from dsl_mlir import dsl_opt_path
 
     proc = subprocess.run([dsl_opt_path(), src, "--dsl-to-llvm-cpu"], capture_output=True, text=True)
     assert proc.returncode == 1

@@ -288,7 +288,7 @@ def test_the_fast_nesting_bound_never_underestimates() -> None:
 @pytest.mark.parametrize("via", ["file", "stdin"])
 def test_dsl_opt_refuses_deep_nesting_before_parsing(tmp_path, via: str) -> None:  # type: ignore[no-untyped-def]
     """dsl-opt parsed 100,000 nested `[` with MLIR's recursive parser (a stack overflow)."""
-    from dsl_mlir._tools import dsl_opt_path
+    from dsl_mlir import dsl_opt_path
 
     deep = "module attributes {dsl.x = " + "[" * 100_000 + "]" * 100_000 + "} {}\n"
     src = tmp_path / "deep.mlir"
@@ -303,7 +303,7 @@ def test_dsl_opt_refuses_deep_nesting_before_parsing(tmp_path, via: str) -> None
 
 @pytest.mark.parametrize("via", ["file", "stdin"])
 def test_dsl_opt_parses_nesting_below_the_bound(tmp_path, via: str) -> None:  # type: ignore[no-untyped-def]
-    from dsl_mlir._tools import dsl_opt_path
+    from dsl_mlir import dsl_opt_path
 
     quoted = '"' + "[" * 2000 + '"'  # brackets in strings and comments do not count
     text = (f"// {'(' * 2000}\nmodule attributes {{dsl.x = " + "[" * 400 + "]" * 400

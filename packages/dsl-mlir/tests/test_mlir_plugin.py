@@ -18,7 +18,7 @@ import textwrap
 import pytest
 
 import dsl_mlir
-from dsl_mlir._tools import dsl_opt_path
+from dsl_mlir import dsl_opt_path
 
 SOURCE = """
 func.func @f(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {

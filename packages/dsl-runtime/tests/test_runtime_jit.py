@@ -215,13 +215,13 @@ def test_slot_kinds_and_dtypes_agree_with_the_c_dispatcher() -> None:
     """The ABI's slot numbering is the dispatcher's enum, and every dtype of dsl-core's
     table has a slot kind and a format the dispatcher knows."""
     from dsl_core import dtypes
-    from dsl_mlir import _dispatch
+    from dsl_mlir import dispatch
     from dsl_runtime import abi
 
+    assert tuple(k.upper() for k in abi.SLOT_KINDS) == dispatch.SLOT_KINDS
     for number, kind in enumerate(abi.SLOT_KINDS):
-        name = {"memref": "MEMREF", "ptr": "PTR"}.get(kind, kind.upper())
-        assert getattr(_dispatch, name) == number, kind
+        assert getattr(dispatch, kind.upper()) == number, kind
     for d in dtypes.ALL:
-        slot, fmt, ctype = abi.DTYPES[d.name]
+        slot, fmt, ctype = abi.DTYPES[d.abi_name]
         assert slot in abi.SLOT_KINDS and (fmt, ctype) == (d.format, d.c_type)
         assert np.dtype(d.storage).char == fmt, d  # what numpy's buffers report

@@ -187,7 +187,7 @@ def test_guard_is_on_in_the_test_suite() -> None:
 
 def test_guard_raises_when_a_call_writes_an_input() -> None:
     """A kernel whose output slot is declared an input: the call writes it, the guard sees it."""
-    from dsl_mlir._dispatch import PackedKernel
+    from dsl_mlir.dispatch import PackedKernel
 
     cf = jit(v.tr.__wrapped__).compile(arange(8, 8))  # a fresh compile (this test's cache is empty)
     assert cf.source == "compiled"

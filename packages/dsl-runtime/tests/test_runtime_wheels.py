@@ -99,7 +99,7 @@ def _absent(py: Path, *modules: str) -> None:
 
 
 def test_dsl_core_alone_imports_and_passes_its_tests(wheels: Path) -> None:
-    py = _venv("core", wheels, ["dsl-core"], ["pytest", "hypothesis", "numpy"])
+    py = _venv("core", wheels, ["dsl-core"], ["pytest", "hypothesis", "numpy", "packaging"])
     assert {"dsl-core"} == {d for d in _installed(py) if d.startswith("dsl")}
     _absent(py, "dsl_mlir", "dsl_parser", "dsl_runtime")
     smoke = textwrap.dedent("""
@@ -141,9 +141,10 @@ def test_dsl_mlir_alone_lowers_and_runs(wheels: Path) -> None:
 
 
 def test_dsl_parser_works_without_the_runtime(wheels: Path) -> None:
-    py = _venv("parser", wheels, ["dsl-parser"], ["numpy"])
-    assert {"dsl-mlir", "dsl-parser"} == {d for d in _installed(py) if d.startswith("dsl")}
-    _absent(py, "dsl_core", "dsl_runtime")
+    py = _venv("parser", wheels, ["dsl-parser"], ["numpy", "packaging"])
+    assert {"dsl-core", "dsl-mlir", "dsl-parser"} == {d for d in _installed(py)
+                                                      if d.startswith("dsl")}
+    _absent(py, "dsl_runtime")
     script = textwrap.dedent("""
         import ctypes
         import numpy as np
@@ -172,7 +173,8 @@ def test_dsl_parser_works_without_the_runtime(wheels: Path) -> None:
 
 
 def test_all_layers_and_an_extension_from_wheels_only(wheels: Path) -> None:
-    py = _venv("all", wheels, ["dsl-runtime", "downstream-ext"], ["numpy", "pydantic"])
+    py = _venv("all", wheels, ["dsl-runtime", "downstream-ext"],
+               ["numpy", "pydantic", "packaging"])
     assert {"dsl-core", "dsl-mlir", "dsl-parser", "dsl-runtime", "downstream-ext"} <= _installed(py)
     script = textwrap.dedent("""
         import numpy as np

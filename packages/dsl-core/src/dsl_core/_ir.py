@@ -34,20 +34,19 @@ def ir() -> Any:
     return _IR
 
 
-#: The dsl-mlir versions this dsl-core works with: >=0.1,<0.2 (as the ``ir`` extra says).
-COMPATIBLE_MLIR = ((0, 1), (0, 2))
+#: The dsl-mlir versions this dsl-core works with (the ``ir`` extra declares the same range).
+COMPATIBLE_MLIR = ">=0.1,<0.2"
 
 
 def check_version(package: Any) -> None:
     """ImportError unless ``package.__version__`` is within :data:`COMPATIBLE_MLIR`."""
+    from . import __version__
+    from .versions import problem
+
     version = str(getattr(package, "__version__", "0"))
-    parts = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
-    low, high = COMPATIBLE_MLIR
-    if not low <= parts < high:
-        raise ImportError(
-            f"dsl-core 0.1 needs dsl-mlir >={low[0]}.{low[1]},<{high[0]}.{high[1]}, "
-            f"found {version}; install a compatible one (pip install 'dsl-core[ir]')"
-        )
+    message = problem(f"dsl-core {__version__}", "dsl-mlir", COMPATIBLE_MLIR, version)
+    if message is not None:
+        raise ImportError(message)
 
 
 def is_value(x: object) -> bool:
@@ -56,12 +55,16 @@ def is_value(x: object) -> bool:
     return module is not None and isinstance(x, module.Value)
 
 
-def scalar_type(kind: str) -> Any:
-    """MLIR type for a scalar kind: ``iN`` (signless), ``f16``, ``bf16``, ``f32``, ``f64``."""
+def element_type(mlir_name: str, ctx: Any = None) -> Any:
+    """The MLIR type of a dtype's ``mlir_name``: ``iN`` (signless), ``index``, ``f16``,
+    ``bf16``, ``f32``, ``f64`` (in ``ctx``, else the current context)."""
     m = ir()
-    if kind.startswith("i"):
-        return m.IntegerType.get_signless(int(kind[1:]))
-    return getattr(m, _FLOAT_TYPES[kind]).get()
+    where = {} if ctx is None else {"context": ctx}
+    if mlir_name == "index":
+        return m.IndexType.get(**where)
+    if mlir_name.startswith("i"):
+        return m.IntegerType.get_signless(int(mlir_name[1:]), **where)
+    return getattr(m, _FLOAT_TYPES[mlir_name]).get(**where)
 
 
 def parse_type(text: str) -> Any:

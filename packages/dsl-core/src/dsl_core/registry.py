@@ -97,6 +97,20 @@ class JitArgumentRegistry:
         return native
 
     @classmethod
+    def dsl_type_for(cls, annotation: Any) -> type | None:
+        """The DslType a parameter annotated ``annotation`` takes: the ``dsl_type`` of a
+        registered Python type (or of the registration naming ``annotation`` as its
+        dsl_type), or ``annotation`` itself when it implements both protocols; else None."""
+        if not isinstance(annotation, type):
+            return None
+        reg = cls.lookup(annotation)
+        if reg is not None:
+            return reg.dsl_type
+        if any(r.dsl_type is annotation for r in cls._entries.values()):
+            return annotation
+        return annotation if cls.is_native(annotation) else None
+
+    @classmethod
     def adapt(cls, value: Any) -> tuple[Any, type]:
         """``(jit_argument, dsl_type)`` for a Python argument."""
         t = type(value)

@@ -12,15 +12,21 @@ import struct
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from . import _ir, _numbers
+from . import _ir, _numbers, dtypes
 from ._memory import check_address, read, write
+from .dtypes import DType
 from .protocols import AbiEntry
 
 
 class Numeric:
-    """Base of the scalar DSL types. Build with ``Int32(5)`` or ``Int32.from_ir_value(v)``."""
+    """Base of the scalar DSL types. Build with ``Int32(5)`` or ``Int32.from_ir_value(v)``.
+
+    A concrete type names its element type in :mod:`dsl_core.dtypes` (``Float32.dtype is
+    dtypes.FP32``, the object dsl-parser calls ``pl.FP32``); its MLIR kind, ``struct``
+    format and ctypes type are read from there."""
 
     __slots__ = ("_v",)
+    dtype: ClassVar[DType]
     kind: ClassVar[str] = ""
     fmt: ClassVar[str] = ""
     ctype_name: ClassVar[str] = ""
@@ -29,7 +35,10 @@ class Numeric:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.fmt:
+        dtype = cls.__dict__.get("dtype")
+        if dtype is not None:
+            cls.kind, cls.fmt, cls.ctype_name = dtype.mlir_name, dtype.struct_format, \
+                dtype.ctypes_name
             cls._codec = struct.Struct("<" + cls.fmt)
 
     def __init__(self, value: Any) -> None:
@@ -115,7 +124,7 @@ class Numeric:
     @classmethod
     def ir_type(cls) -> Any:
         """This scalar's MLIR type (needs dsl_mlir and an active context)."""
-        return _ir.scalar_type(cls.kind)
+        return cls.dtype.to_mlir()
 
     @classmethod
     def __get_ir_types__(cls) -> list[Any]:
@@ -211,12 +220,11 @@ class Integer(Numeric):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.bits:
-            cls.kind = f"i{cls.bits}"
+        dtype = cls.__dict__.get("dtype")
+        if dtype is not None:
+            cls.bits, cls.signed = dtype.bits, dtype.kind == "int"
             cls.lo = -(1 << (cls.bits - 1)) if cls.signed else 0
             cls.hi = (1 << (cls.bits - 1)) - 1 if cls.signed else (1 << cls.bits) - 1
-            prefix = "c_int" if cls.signed else "c_uint"
-            cls.ctype_name = f"{prefix}{cls.bits}"
 
     @classmethod
     def _from_python(cls, x: Any) -> Any:
@@ -236,42 +244,42 @@ class Integer(Numeric):
 
 class Int8(Integer):
     __slots__ = ()
-    bits, signed, fmt = 8, True, "b"
+    dtype = dtypes.INT8
 
 
 class Int16(Integer):
     __slots__ = ()
-    bits, signed, fmt = 16, True, "h"
+    dtype = dtypes.INT16
 
 
 class Int32(Integer):
     __slots__ = ()
-    bits, signed, fmt = 32, True, "i"
+    dtype = dtypes.INT32
 
 
 class Int64(Integer):
     __slots__ = ()
-    bits, signed, fmt = 64, True, "q"
+    dtype = dtypes.INT64
 
 
 class UInt8(Integer):
     __slots__ = ()
-    bits, signed, fmt = 8, False, "B"
+    dtype = dtypes.UINT8
 
 
 class UInt16(Integer):
     __slots__ = ()
-    bits, signed, fmt = 16, False, "H"
+    dtype = dtypes.UINT16
 
 
 class UInt32(Integer):
     __slots__ = ()
-    bits, signed, fmt = 32, False, "I"
+    dtype = dtypes.UINT32
 
 
 class UInt64(Integer):
     __slots__ = ()
-    bits, signed, fmt = 64, False, "Q"
+    dtype = dtypes.UINT64
 
 
 class Float(Numeric):
@@ -297,7 +305,7 @@ class Float16(Float):
     """IEEE binary16; passed through the C ABI as its uint16 bit pattern."""
 
     __slots__ = ()
-    kind, fmt, ctype_name = "f16", "e", "c_uint16"
+    dtype = dtypes.FP16
 
     @classmethod
     def _round(cls, x: float) -> float:
@@ -308,7 +316,7 @@ class BFloat16(Float):
     """bfloat16 (float32 rounded to nearest even); stored and passed as uint16 bits."""
 
     __slots__ = ()
-    kind, fmt, ctype_name = "bf16", "H", "c_uint16"
+    dtype = dtypes.BF16
 
     @classmethod
     def _round(cls, x: float) -> float:
@@ -325,7 +333,7 @@ class BFloat16(Float):
 
 class Float32(Float):
     __slots__ = ()
-    kind, fmt, ctype_name = "f32", "f", "c_float"
+    dtype = dtypes.FP32
 
     @classmethod
     def _round(cls, x: float) -> float:
@@ -334,14 +342,14 @@ class Float32(Float):
 
 class Float64(Float):
     __slots__ = ()
-    kind, fmt, ctype_name = "f64", "d", "c_double"
+    dtype = dtypes.FP64
 
 
 class Boolean(Numeric):
     """``i1`` in MLIR; one byte (0/1) in memory and in the C ABI (``c_bool``)."""
 
     __slots__ = ()
-    kind, fmt, ctype_name = "i1", "?", "c_bool"
+    dtype = dtypes.BOOL
 
     @classmethod
     def _from_python(cls, x: Any) -> Any:

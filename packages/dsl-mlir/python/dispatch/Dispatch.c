@@ -14,6 +14,10 @@
  * `check_inputs`, every input buffer is snapshotted before the call and an
  * input that changed is a RuntimeError after it (the DSL_CHECK_INPUTS knob).
  *
+ * A K_RAW slot is filled in Python (the protocol fill of a user-registered
+ * argument type, dsl-core's `__c_abi_spec__`): the argument is the address of
+ * the filled storage, which becomes `args[i]` as it is.
+ *
  * Run-time checks of the compiled code (offsets and sizes of tensor ops,
  * kernel element accesses under boundscheck) report through the error hook
  * below, whose address the loader stores in the module's `__dsl_error_hook`
@@ -36,7 +40,7 @@
 
 enum SlotKind {
   K_MEMREF = 0, K_I64, K_I32, K_I16, K_I8, K_BOOL, K_F64, K_F32, K_F16, K_BF16,
-  K_U64, K_U32, K_U16, K_U8, K_PTR, K_COUNT
+  K_U64, K_U32, K_U16, K_U8, K_PTR, K_RAW, K_COUNT
 };
 
 typedef struct {
@@ -625,6 +629,15 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
       ++b.n;
       descptrs[i] = &descs[i];
       packed[i] = &descptrs[i];
+    } else if (s->kind == K_RAW) {
+      void *p = PyLong_Check(args[i]) ? PyLong_AsVoidPtr(args[i]) : NULL;
+      if (!p) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%U: slot '%U' expects the address of its filled "
+                     "storage, got %s", k->fname, s->name, Py_TYPE(args[i])->tp_name);
+        goto fail;
+      }
+      packed[i] = p;
     } else {
       if (marshal_scalar(k, s, args[i], &scalars[i]) < 0) goto fail;
       packed[i] = &scalars[i];
@@ -660,7 +673,7 @@ fail:
 static const char *kind_dtype(int kind) {
   static const char *names[K_COUNT] = {"memref", "int64", "int32", "int16", "int8", "bool",
                                        "float64", "float32", "float16", "bfloat16", "uint64",
-                                       "uint32", "uint16", "uint8", "pointer"};
+                                       "uint32", "uint16", "uint8", "pointer", "raw"};
   return names[kind];
 }
 
@@ -975,7 +988,7 @@ PyMODINIT_FUNC PyInit__dispatch(void) {
     return NULL;
   }
   static const char *kinds[K_COUNT] = {"MEMREF", "I64", "I32", "I16", "I8", "BOOL", "F64", "F32",
-                                       "F16", "BF16", "U64", "U32", "U16", "U8", "PTR"};
+                                       "F16", "BF16", "U64", "U32", "U16", "U8", "PTR", "RAW"};
   for (int i = 0; i < K_COUNT; ++i)
     if (PyModule_AddIntConstant(m, kinds[i], i) < 0) { Py_DECREF(m); return NULL; }
   if (PyModule_AddIntConstant(m, "MAX_RANK", MAX_RANK) < 0) { Py_DECREF(m); return NULL; }

@@ -34,6 +34,8 @@ from ._lib import passmanager as passmanager
 from ._lib import runtime as runtime
 from ._paths import get_cmake_dir as get_cmake_dir
 from ._paths import get_include_dir as get_include_dir
+from ._tools import dsl_opt_path as dsl_opt_path
+from ._version import DIALECT_VERSION as DIALECT_VERSION
 from ._version import MLIR_VERSION as MLIR_VERSION
 from ._version import __version__ as __version__
 from .api import ERROR_HOOK_SYMBOL as ERROR_HOOK_SYMBOL
@@ -56,6 +58,7 @@ __all__ = [
     "ASYNC_RUNTIME",
     "ERROR_HOOK_SYMBOL",
     "FAST_LLVM_PASSES",
+    "DIALECT_VERSION",
     "GPU_RUNTIME",
     "MLIR_VERSION",
     "Diagnostic",
@@ -65,6 +68,7 @@ __all__ = [
     "PluginInfo",
     "__version__",
     "context",
+    "dsl_opt_path",
     "dialects",
     "execution_engine",
     "get_cmake_dir",

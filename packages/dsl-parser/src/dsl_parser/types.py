@@ -13,83 +13,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dsl_core import dtypes
+
 from ._mlir import DYNAMIC_SIZE, Context, Type, ir
 
+#: An element type. ``pl.FP32`` is dsl-core's ``dtypes.FP32``, the object
+#: ``dsl_core.Float32.dtype`` names too: one dtype table for every layer.
+DType = dtypes.DType
 
-@dataclass(frozen=True, eq=False)
-class DType:
-    """An element type: ``name`` (FP16), ``bits``, ``kind`` and its numpy/MLIR names.
+FP16, BF16, FP32, FP64 = dtypes.FP16, dtypes.BF16, dtypes.FP32, dtypes.FP64
+INT8, INT16, INT32, INT64 = dtypes.INT8, dtypes.INT16, dtypes.INT32, dtypes.INT64
+UINT8, UINT16, UINT32, UINT64 = dtypes.UINT8, dtypes.UINT16, dtypes.UINT32, dtypes.UINT64
+BOOL, INDEX = dtypes.BOOL, dtypes.INDEX
 
-    Equal by name (the fields follow from it)."""
-
-    name: str
-    bits: int
-    kind: str  # "float" | "int" | "uint" | "bool" | "index"
-    numpy_name: str
-    mlir_name: str
-
-    @property
-    def is_float(self) -> bool:
-        return self.kind == "float"
-
-    @property
-    def is_signed(self) -> bool:
-        """True for floats, signed integers and INDEX; False for UINTn and BOOL."""
-        return self.kind in ("float", "int", "index")
-
-    @property
-    def is_integer(self) -> bool:
-        """Integers of any signedness, INDEX and BOOL (everything arith treats as iN)."""
-        return self.kind != "float"
-
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, DType) and self.name == other.name)
-
-    def __hash__(self) -> int:
-        return hash(self.name)
-
-    def to_mlir(self, ctx: Context | None = None) -> Type:
-        """The MLIR element type (unsigned dtypes map to signless integers)."""
-        if self.kind == "index":
-            return ir.IndexType.get(ctx)
-        if self.kind != "float":
-            return ir.IntegerType.get_signless(self.bits, ctx)
-        return _FLOAT_TYPES[self.name].get(ctx)
-
-    def __repr__(self) -> str:
-        return f"pl.{self.name}"
-
-
-def _dtype(name: str, bits: int, kind: str, numpy_name: str, mlir_name: str) -> DType:
-    return DType(name, bits, kind, numpy_name, mlir_name)
-
-
-FP16 = _dtype("FP16", 16, "float", "float16", "f16")
-BF16 = _dtype("BF16", 16, "float", "bfloat16", "bf16")
-FP32 = _dtype("FP32", 32, "float", "float32", "f32")
-FP64 = _dtype("FP64", 64, "float", "float64", "f64")
-INT8 = _dtype("INT8", 8, "int", "int8", "i8")
-INT16 = _dtype("INT16", 16, "int", "int16", "i16")
-INT32 = _dtype("INT32", 32, "int", "int32", "i32")
-INT64 = _dtype("INT64", 64, "int", "int64", "i64")
-UINT8 = _dtype("UINT8", 8, "uint", "uint8", "i8")
-UINT16 = _dtype("UINT16", 16, "uint", "uint16", "i16")
-UINT32 = _dtype("UINT32", 32, "uint", "uint32", "i32")
-UINT64 = _dtype("UINT64", 64, "uint", "uint64", "i64")
-BOOL = _dtype("BOOL", 1, "bool", "bool", "i1")
-INDEX = _dtype("INDEX", 64, "index", "int64", "index")
-
-DTYPES: dict[str, DType] = {
-    d.name: d
-    for d in (FP16, BF16, FP32, FP64, INT8, INT16, INT32, INT64,
-              UINT8, UINT16, UINT32, UINT64, BOOL, INDEX)
-}
-
-_FLOAT_TYPES = {"FP16": ir.F16Type, "BF16": ir.BF16Type, "FP32": ir.F32Type, "FP64": ir.F64Type}
+DTYPES: dict[str, DType] = dict(dtypes.BY_DSL_NAME)
 
 #: Which dtype an MLIR element type reads back as (signless integers are signed).
-_FROM_MLIR = {"f16": FP16, "bf16": BF16, "f32": FP32, "f64": FP64, "i1": BOOL, "i8": INT8,
-              "i16": INT16, "i32": INT32, "i64": INT64, "index": INDEX}
+_FROM_MLIR = {d.mlir_name: d for d in dtypes.ALL if d.kind != "uint"}
 
 
 @dataclass(frozen=True)
@@ -232,10 +172,20 @@ def _check_shape(shape: object) -> tuple[Dim, ...]:
     return tuple(shape)
 
 
+def dtype_of(obj: object) -> DType | None:
+    """The dtype ``obj`` denotes: a dtype (``pl.FP32``), or a dsl-core scalar class
+    (``dc.Float32``, whose ``dtype`` is the same object); None for anything else."""
+    if isinstance(obj, DType):
+        return obj
+    dtype = getattr(obj, "dtype", None) if isinstance(obj, type) else None
+    return dtype if isinstance(dtype, DType) else None
+
+
 def _check_dtype(dtype: object) -> DType:
-    if not isinstance(dtype, DType):
-        raise TypeError(f"expected a dtype such as pl.FP32, got {dtype!r}")
-    return dtype
+    found = dtype_of(dtype)
+    if found is None:
+        raise TypeError(f"expected a dtype such as pl.FP32 or dc.Float32, got {dtype!r}")
+    return found
 
 
 class _TensorAnnotation:
@@ -244,8 +194,8 @@ class _TensorAnnotation:
     def __getitem__(self, item: object) -> TensorType:
         if isinstance(item, tuple) and len(item) == 2:
             return TensorType(_check_shape(item[0]), _check_dtype(item[1]))
-        if isinstance(item, DType):
-            return TensorType(None, item)
+        if dtype_of(item) is not None:
+            return TensorType(None, _check_dtype(item))
         raise TypeError("pl.Tensor takes [shape, dtype], e.g. pl.Tensor[[64, 128], pl.FP16]")
 
     def __call__(self, shape: object, dtype: object) -> TensorType:
@@ -277,6 +227,21 @@ def dynamic(name: str) -> Dynamic:
     if not isinstance(name, str) or not name.isidentifier():
         raise TypeError(f"pl.dynamic takes an identifier, got {name!r}")
     return Dynamic(name)
+
+
+@dataclass(frozen=True, eq=False)
+class ProtocolArgument:
+    """Override value: the parameter is a value of a type dsl-core's protocols describe
+    (``@jit`` gives it for parameters annotated with a registered or protocol-implementing
+    type). ``argument`` is the ``JitArgument`` of the call (whose ``__get_ir_types__``
+    gives the MLIR parameters), ``dsl_type`` the ``DslType`` that rebuilds the value in
+    the body (``argument`` is its exemplar)."""
+
+    dsl_type: type
+    argument: object
+
+    def describe(self) -> str:
+        return getattr(self.dsl_type, "__qualname__", repr(self.dsl_type))
 
 
 @dataclass(frozen=True)

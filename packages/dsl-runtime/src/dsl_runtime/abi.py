@@ -1,26 +1,36 @@
 """The kernel ABI description: every parameter's slots, types and layout.
 
 A ``KernelABI`` is a pydantic model (JSON-serializable, stored beside cached
-artifacts). It is derived from the parsed function's signature and describes
-the packed C interface of docs/abi.md; ``packed_plan`` turns it into the slot
-plan of ``dsl_mlir._dispatch.PackedKernel``.
+artifacts). ``build_abi`` derives it from the parsed function's ``Signature`` (the
+parameters' DSL types) and dsl-core's dtype table, and describes the packed C interface
+of docs/abi.md; ``abi_mismatch`` checks a cached one against a function;
+``packed_plan`` turns it into the slot plan of ``dsl_mlir.dispatch.PackedKernel``.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from dsl_core import dtypes
 
-#: Slot kinds, in the numbering of dsl_mlir._dispatch.
+from .errors import CompileError
+
+if TYPE_CHECKING:
+    from dsl_parser.function import Signature
+    from dsl_parser.types import ParamType
+
+    from .params import ParamSpec
+
+#: Slot kinds, in the numbering of dsl_mlir.dispatch.SLOT_KINDS.
 SLOT_KINDS = ("memref", "i64", "i32", "i16", "i8", "bool", "f64", "f32", "f16", "bf16",
-              "u64", "u32", "u16", "u8", "ptr")
+              "u64", "u32", "u16", "u8", "ptr", "raw")
 
 #: dtype name (numpy spelling) -> (scalar slot kind, buffer format char, C type), from
 #: dsl-core's dtype table.
-DTYPES: dict[str, tuple[str, str, str]] = {d.name: (d.slot, d.format, d.c_type)
+DTYPES: dict[str, tuple[str, str, str]] = {d.abi_name: (d.slot, d.format, d.c_type)
                                            for d in dtypes.ALL}
 
 Dim = int | str | None  # static size, named dynamic dimension, anonymous dynamic
@@ -40,7 +50,7 @@ class Param(BaseModel):
     model_config = ConfigDict(frozen=True)
     name: str
     role: Literal["input", "output", "constexpr"]
-    kind: Literal["tensor", "scalar", "constexpr", "struct", "stream"]
+    kind: Literal["tensor", "scalar", "constexpr", "struct", "stream", "protocol"]
     dtype: str | None = None
     shape: tuple[Dim, ...] | None = None
     mlir_type: str | None = None
@@ -79,6 +89,11 @@ def stream_slot() -> Slot:
     return Slot(kind="ptr", ctype="void * /* stream */")
 
 
+def raw_slot(ctype: str) -> Slot:
+    """A slot filled in Python by a protocol argument's ``__c_abi_spec__`` entry."""
+    return Slot(kind="raw", ctype=ctype)
+
+
 def scalar_slot(dtype: str) -> Slot:
     kind, _, ctype = DTYPES[dtype]
     return Slot(kind=kind, ctype=ctype)
@@ -97,14 +112,22 @@ def _dims(shape: tuple[Dim, ...], symbols: tuple[str, ...], fresh: list[int]) ->
     return out
 
 
-def packed_plan(abi: KernelABI) -> tuple[list[tuple[str, int, str, list[int], bool]], tuple[str, ...]]:
+#: One slot of ``PackedKernel``'s plan: (name, kind, format, dims, writable).
+PlanSlot = tuple[str, int, str, list[int], bool]
+
+
+def packed_plan(abi: KernelABI) -> tuple[list[PlanSlot], tuple[str, ...]]:
     """``(slots, symbols)`` arguments of ``PackedKernel`` for this ABI."""
     flat = [leaf for p in (*abi.inputs, *abi.results) for leaf in (p.fields or (p,))]
     anonymous = sum(1 for p in flat if p.shape for d in p.shape if d is None)
     symbols = abi.symbols + tuple(f"?{i}" for i in range(anonymous))
     fresh = [0]
-    plan = []
+    plan: list[PlanSlot] = []
     for param in flat:
+        if param.kind == "protocol":  # one raw slot per __c_abi_spec__ entry
+            raw = SLOT_KINDS.index("raw")
+            plan.extend((f"{param.name}.{i}", raw, "", [], False) for i in range(len(param.slots)))
+            continue
         kind = SLOT_KINDS.index(param.slots[0].kind)
         if param.kind == "tensor":
             assert param.dtype is not None and param.shape is not None
@@ -114,3 +137,128 @@ def packed_plan(abi: KernelABI) -> tuple[list[tuple[str, int, str, list[int], bo
         else:
             plan.append((param.name, kind, "", [], False))
     return plan, symbols
+
+
+def _shape(shape: tuple[Any, ...]) -> tuple[int | str | None, ...]:
+    return tuple(d if isinstance(d, int) else d.name for d in shape)
+
+
+def _param(name: str, role: Literal["input", "output"], t: ParamType, ctx: Any,
+           host: bool = False) -> Param:
+    from dsl_parser.types import StreamType, TensorType, memref_type
+
+    if isinstance(t, StreamType):
+        return Param(name=name, role=role, kind="stream", mlir_type=str(t.to_mlir(ctx)),
+                     slots=(stream_slot(),))
+    dtype = t.dtype.abi_name  # dsl-core's dtype table
+    if isinstance(t, TensorType):
+        assert t.shape is not None, f"{name}: unshaped tensors are specialized before this"
+        # functions that launch kernels take memrefs
+        mlir = str(memref_type(t, ctx) if host else t.to_mlir(ctx))
+        return Param(name=name, role=role, kind="tensor", dtype=dtype, shape=_shape(t.shape),
+                     mlir_type=mlir, slots=(memref_slot(dtype, len(t.shape)),))
+    mlir = str(t.to_mlir(ctx))
+    if role == "output":
+        raise CompileError(f"result '{name}' is a scalar; return a tensor (scalar results are "
+                           "not supported by the runtime's calling convention)")
+    return Param(name=name, role=role, kind="scalar", dtype=dtype, mlir_type=mlir,
+                 slots=(scalar_slot(dtype),))
+
+
+def _protocol_param(spec: ParamSpec, parsed: Mapping[str, ParamType], argument: Any,
+                    ctx: Any) -> Param:
+    """A protocol parameter: its IR types as parsed (``q.0``...), one raw slot per
+    ``__c_abi_spec__`` entry of the argument."""
+    import dsl_core as dc
+
+    from .arguments import ctype_name
+
+    types = [t for n, t in parsed.items() if n.startswith(spec.name + ".")]
+    entries = dc.c_abi_spec(argument)
+    if len(entries) != len(types):
+        raise CompileError(f"argument '{spec.name}': {spec.dsl_type.__qualname__}'s "
+                           f"__c_abi_spec__ has {len(entries)} entries but __get_ir_types__ "
+                           f"gave {len(types)} IR types")
+    return Param(name=spec.name, role="input", kind="protocol",
+                 mlir_type=", ".join(str(t.to_mlir(ctx)) for t in types),
+                 slots=tuple(raw_slot(ctype_name(ctype)) for ctype, _ in entries))
+
+
+def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Signature,
+              constexprs: Mapping[str, Any], ctx: Any, host: bool = False,
+              protocols: Mapping[str, Any] | None = None) -> KernelABI:
+    """The KernelABI of a parsed function (``signature`` from dsl-parser); ``protocols``
+    holds the JitArgument of each protocol parameter."""
+    parsed = {p.name: p.type for p in signature.params}
+    params = []
+    for spec in specs:
+        if spec.kind == "protocol":
+            params.append(_protocol_param(spec, parsed, (protocols or {})[spec.name], ctx))
+        elif spec.kind == "constexpr":
+            params.append(Param(name=spec.name, role="constexpr", kind="constexpr",
+                                value=repr(constexprs[spec.name])))
+        elif spec.kind == "struct":
+            leaves = tuple(_param(n, "input", t, ctx, host) for n, t in parsed.items()
+                           if n.startswith(spec.name + "."))
+            params.append(Param(name=spec.name, role="input", kind="struct",
+                                mlir_type=f"!struct<{spec.annotation.__qualname__}>",
+                                slots=tuple(s for leaf in leaves for s in leaf.slots),
+                                fields=leaves))
+        else:
+            params.append(_param(spec.name, "input", parsed[spec.name], ctx, host))
+    results = tuple(_param(f"result{i}" if len(signature.results) > 1 else "result", "output",
+                           t, ctx) for i, t in enumerate(signature.results))
+    symbols: list[str] = []
+    for p in (*params, *results):
+        for d in p.shape or ():
+            if isinstance(d, str) and d not in symbols:
+                symbols.append(d)
+    return KernelABI(function=name, packed_symbol=f"_mlir__mlir_ciface_{name}",
+                     c_symbol=f"_mlir_ciface_{name}", params=tuple(params), results=results,
+                     symbols=tuple(symbols))
+
+
+def abi_mismatch(abi: KernelABI, name: str, specs: tuple[ParamSpec, ...],
+                 overrides: Mapping[str, Any]) -> str | None:
+    """Why a (cached) ABI cannot be the ABI of function ``name`` with these parameters and
+    specialization, or None when it can (a forged or stale ``abi.json`` is never used)."""
+    if (abi.function, abi.c_symbol, abi.packed_symbol) != (
+            name, f"_mlir_ciface_{name}", f"_mlir__mlir_ciface_{name}"):
+        return "its function or entry symbols differ"
+    got, want = [(p.name, p.kind) for p in abi.params], [(s.name, s.kind) for s in specs]
+    if got != want:
+        return f"its parameters are {got}, expected {want}"
+    for spec, param in zip(specs, abi.params, strict=True):
+        problem = _param_mismatch(spec, param, overrides.get(spec.name))
+        if problem is not None:
+            return f"parameter '{param.name}': {problem}"
+    for r in abi.results:
+        if r.kind != "tensor" or r.dtype not in DTYPES or r.shape is None \
+                or r.slots != (memref_slot(r.dtype, len(r.shape)),):
+            return f"result '{r.name}' is not a tensor with a memref slot"
+    return None
+
+
+def _param_mismatch(spec: ParamSpec, param: Param, override: Any) -> str | None:
+    if spec.kind == "stream":
+        return None if param.slots == (stream_slot(),) else "not a stream slot"
+    if spec.kind == "protocol":
+        return None if param.role == "input" and param.slots and all(
+            s.kind == "raw" for s in param.slots) else "not a protocol argument's raw slots"
+    if spec.kind in ("constexpr", "struct"):
+        return None if param.role == ("constexpr" if spec.kind == "constexpr" else "input") \
+            else "wrong role"
+    t = override if spec.kind == "tensor" and hasattr(override, "shape") else spec.annotation
+    dtype = t.dtype.abi_name
+    if param.role != "input" or param.dtype != dtype:
+        return f"dtype {param.dtype}, expected {dtype}"
+    if spec.kind == "scalar":
+        return None if param.slots == (scalar_slot(dtype),) else "not a scalar slot"
+    shape = tuple(t.shape)
+    if param.shape is None or len(param.shape) != len(shape) \
+            or param.slots != (memref_slot(dtype, len(shape)),):
+        return "wrong rank"
+    for mine, theirs in zip(shape, param.shape, strict=True):
+        if isinstance(mine, int) != isinstance(theirs, int) or (isinstance(mine, int) and mine != theirs):
+            return f"shape {list(param.shape)}, expected {list(_shape(shape))}"
+    return None

@@ -6,7 +6,7 @@
 | object with ``__dlpack__`` (CPU) | ``NdarrayArgument`` over ``numpy.from_dlpack`` | same | same |
 | ``int`` / ``float`` / ``bool`` | dsl-core's Int32 / Float32 / Boolean (or the annotated dtype) | scalar | one |
 
-The slots agree with docs/abi.md and with ``dsl_mlir._dispatch.PackedKernel``
+The slots agree with docs/abi.md and with ``dsl_mlir.dispatch.PackedKernel``
 (tests check both paths give the same results).
 """
 
@@ -24,7 +24,7 @@ from dsl_core import dtypes
 
 Fill = Callable[[Any, Any], None]
 
-_MLIR_ELEMENT = {d.name: d.mlir for d in dtypes.ALL if d.kind != "index"}
+_MLIR_ELEMENT = {d.abi_name: d.mlir_name for d in dtypes.ALL if d.kind != "index"}
 
 
 @cache

@@ -181,7 +181,7 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
         print(f"  incompatible: {err}")
     try:
         import dsl_mlir
-        from dsl_mlir._tools import dsl_opt_path
+        from dsl_mlir import dsl_opt_path
 
         print(f"toolchain: MLIR {dsl_mlir.MLIR_VERSION}, pipelines {', '.join(dsl_mlir.pipeline_names())}")
         print(f"  dsl-opt: {dsl_opt_path()}")

@@ -109,10 +109,12 @@ class CompiledFunction:
 
     name: str
     abi: KernelABI
-    kernel: Any  # dsl_mlir._dispatch.PackedKernel
+    kernel: Any  # dsl_mlir.dispatch.PackedKernel
     artifacts: Artifacts
     timings: dict[str, float] = field(default_factory=dict)
     keepalive: tuple[Any, ...] = ()
+    #: protocol parameter -> its ``arguments.SlotPlan`` (set by the JitFunction)
+    slot_plans: dict[str, Any] = field(default_factory=dict)
     source: str = "compiled"  # or "disk-cache"
 
     def __post_init__(self) -> None:

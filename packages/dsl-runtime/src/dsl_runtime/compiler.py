@@ -4,115 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from . import knobs
-from .abi import DTYPES, KernelABI, Param, memref_slot, packed_plan, scalar_slot, stream_slot
+from .abi import KernelABI, build_abi, packed_plan
 from .compiled import Artifacts, CompiledFunction
 from .errors import CompileError, from_mlir
 from .options import CompileOptions
 from .params import ParamSpec
-
-
-def _dtype_name(dtype: Any) -> str:
-    return "index" if dtype.name == "INDEX" else str(dtype.numpy_name)
-
-
-def _shape(shape: tuple[Any, ...]) -> tuple[int | str | None, ...]:
-    return tuple(d if isinstance(d, int) else d.name for d in shape)
-
-
-def _param(name: str, role: Literal["input", "output"], t: Any, ctx: Any, host: bool = False) -> Param:
-    if not hasattr(t, "dtype"):  # dc.Stream
-        return Param(name=name, role=role, kind="stream", mlir_type=str(t.to_mlir(ctx)),
-                     slots=(stream_slot(),))
-    dtype = _dtype_name(t.dtype)
-    mlir = str(t.to_mlir(ctx))
-    if host and getattr(t, "shape", None) is not None:  # functions that launch kernels take memrefs
-        from dsl_parser.types import memref_type
-
-        mlir = str(memref_type(t, ctx))
-    if getattr(t, "shape", None) is not None:
-        return Param(name=name, role=role, kind="tensor", dtype=dtype, shape=_shape(t.shape),
-                     mlir_type=mlir, slots=(memref_slot(dtype, len(t.shape)),))
-    if role == "output":
-        raise CompileError(f"result '{name}' is a scalar; return a tensor (scalar results are "
-                           "not supported by the runtime's calling convention)")
-    return Param(name=name, role=role, kind="scalar", dtype=dtype, mlir_type=mlir,
-                 slots=(scalar_slot(dtype),))
-
-
-def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Any,
-              constexprs: Mapping[str, Any], ctx: Any, host: bool = False) -> KernelABI:
-    """The KernelABI of a parsed function (``signature`` from dsl-parser)."""
-    parsed = {p.name: p.type for p in signature.params}
-    params = []
-    for spec in specs:
-        if spec.kind == "constexpr":
-            params.append(Param(name=spec.name, role="constexpr", kind="constexpr",
-                                value=repr(constexprs[spec.name])))
-        elif spec.kind == "struct":
-            leaves = tuple(_param(n, "input", t, ctx, host) for n, t in parsed.items()
-                           if n.startswith(spec.name + "."))
-            params.append(Param(name=spec.name, role="input", kind="struct",
-                                mlir_type=f"!struct<{spec.annotation.__qualname__}>",
-                                slots=tuple(s for leaf in leaves for s in leaf.slots),
-                                fields=leaves))
-        else:
-            params.append(_param(spec.name, "input", parsed[spec.name], ctx, host))
-    results = tuple(_param(f"result{i}" if len(signature.results) > 1 else "result", "output",
-                           t, ctx) for i, t in enumerate(signature.results))
-    symbols: list[str] = []
-    for p in (*params, *results):
-        for d in p.shape or ():
-            if isinstance(d, str) and d not in symbols:
-                symbols.append(d)
-    return KernelABI(function=name, packed_symbol=f"_mlir__mlir_ciface_{name}",
-                     c_symbol=f"_mlir_ciface_{name}", params=tuple(params), results=results,
-                     symbols=tuple(symbols))
-
-
-def abi_mismatch(abi: KernelABI, name: str, specs: tuple[ParamSpec, ...],
-                 overrides: Mapping[str, Any]) -> str | None:
-    """Why a (cached) ABI cannot be the ABI of function ``name`` with these parameters and
-    specialization, or None when it can (a forged or stale ``abi.json`` is never used)."""
-    if (abi.function, abi.c_symbol, abi.packed_symbol) != (
-            name, f"_mlir_ciface_{name}", f"_mlir__mlir_ciface_{name}"):
-        return "its function or entry symbols differ"
-    got, want = [(p.name, p.kind) for p in abi.params], [(s.name, s.kind) for s in specs]
-    if got != want:
-        return f"its parameters are {got}, expected {want}"
-    for spec, param in zip(specs, abi.params, strict=True):
-        problem = _param_mismatch(spec, param, overrides.get(spec.name))
-        if problem is not None:
-            return f"parameter '{param.name}': {problem}"
-    for r in abi.results:
-        if r.kind != "tensor" or r.dtype not in DTYPES or r.shape is None \
-                or r.slots != (memref_slot(r.dtype, len(r.shape)),):
-            return f"result '{r.name}' is not a tensor with a memref slot"
-    return None
-
-
-def _param_mismatch(spec: ParamSpec, param: Param, override: Any) -> str | None:
-    if spec.kind == "stream":
-        return None if param.slots == (stream_slot(),) else "not a stream slot"
-    if spec.kind in ("constexpr", "struct"):
-        return None if param.role == ("constexpr" if spec.kind == "constexpr" else "input") \
-            else "wrong role"
-    t = override if spec.kind == "tensor" and hasattr(override, "shape") else spec.annotation
-    dtype = _dtype_name(t.dtype)
-    if param.role != "input" or param.dtype != dtype:
-        return f"dtype {param.dtype}, expected {dtype}"
-    if spec.kind == "scalar":
-        return None if param.slots == (scalar_slot(dtype),) else "not a scalar slot"
-    shape = tuple(t.shape)
-    if param.shape is None or len(param.shape) != len(shape) \
-            or param.slots != (memref_slot(dtype, len(shape)),):
-        return "wrong rank"
-    for mine, theirs in zip(shape, param.shape, strict=True):
-        if isinstance(mine, int) != isinstance(theirs, int) or (isinstance(mine, int) and mine != theirs):
-            return f"shape {list(param.shape)}, expected {list(_shape(shape))}"
-    return None
 
 
 def _require_gpu() -> None:
@@ -208,7 +107,7 @@ def _check_inputs(abi: KernelABI) -> bool:
 
 
 def _packed_kernel(abi: KernelABI, address: int | None, **extra: Any) -> Any:
-    from dsl_mlir._dispatch import PackedKernel
+    from dsl_mlir.dispatch import PackedKernel
 
     slots, symbols = packed_plan(abi)
     return PackedKernel(address, slots, symbols, abi.function, check_inputs=_check_inputs(abi),
@@ -230,11 +129,13 @@ def make_kernel(abi: KernelABI, engine: Any, gpu: bool = False) -> Any:
 
 def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mapping[str, Any],
                    options: CompileOptions, timings: dict[str, float], ctx: Any,
-                   object_dump: bool = False) -> CompiledFunction:
+                   object_dump: bool = False,
+                   protocols: Mapping[str, Any] | None = None) -> CompiledFunction:
     """Lower, JIT and wrap an already parsed function (``object_dump``: keep the
     object code so that ``keepalive[-1].dump_to_object_file`` can write it)."""
     name = parsed.name
-    abi = build_abi(name, specs, parsed.signature, constexprs, ctx, bool(getattr(parsed, "host", False)))
+    abi = build_abi(name, specs, parsed.signature, constexprs, ctx,
+                    bool(getattr(parsed, "host", False)), protocols)
     dsl_text = str(parsed.module)
     if options.gpu:
         _require_gpu()

@@ -10,8 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import cache, keys, knobs
+from .abi import abi_mismatch
+from .arguments import SlotPlan, adapt, is_plain, signature_of
 from .compiled import CompiledFunction, ptx_of_lowered
-from .compiler import abi_mismatch, compile_parsed, load_lowered, load_shared, lower_only, parse
+from .compiler import compile_parsed, load_lowered, load_shared, lower_only, parse
 from .errors import CompileError
 from .fingerprint import Unhashable
 from .options import CompileOptions
@@ -73,10 +75,14 @@ class JitFunction:
 
     def _call(self, args: tuple[Any, ...], kwargs: Mapping[str, Any], out: Any) -> Any:
         bound = self._bind(args, kwargs)
-        compiled = self.specialization(bound)
+        compiled, overrides = self._specialize(bound)
         runtime: list[Any] = []
+        keep: list[Any] = []  # the filled storages of protocol arguments, alive for the call
         for spec, value in zip(self.specs, bound):
-            if spec.kind == "struct":
+            if spec.kind == "protocol":
+                plan = compiled.slot_plans[spec.name]
+                runtime.extend(plan.fill(overrides[spec.name].argument, keep))
+            elif spec.kind == "struct":
                 runtime.extend(struct_leaves(spec, value, f"{self.name}()"))
             elif spec.kind == "stream":
                 runtime.append(_stream_handle(value))
@@ -116,6 +122,11 @@ class JitFunction:
                 constexprs[spec.name] = v
                 overrides[spec.name] = _pl().ConstValue(v)
                 key.append((spec.name, type(v).__name__, repr(v)))
+            elif spec.kind == "protocol":  # through dsl-core's registry and hooks
+                where = f"{self.name}(): argument '{spec.name}'"
+                argument = adapt(value, spec.dsl_type, where)
+                overrides[spec.name] = _pl().ProtocolArgument(spec.dsl_type, argument)
+                key.append((spec.name, signature_of(argument, spec.dsl_type, where)))
             elif spec.kind == "tensor" and spec.annotation.shape is None:
                 shape = _shape_of(value, spec, self.name)
                 overrides[spec.name] = _pl().Tensor[list(shape), spec.annotation.dtype]
@@ -124,10 +135,15 @@ class JitFunction:
 
     def specialization(self, bound: list[Any]) -> CompiledFunction:
         """The compiled specialization for fully bound arguments (compiling it if needed)."""
+        return self._specialize(bound)[0]
+
+    def _specialize(self, bound: list[Any]) -> tuple[CompiledFunction, dict[str, Any]]:
+        """The specialization and the overrides it was looked up with (which carry the
+        protocol arguments' JitArguments)."""
         key, overrides, constexprs = self._spec_key(bound) if self._specializing else ((), {}, {})
         found = self._cache.get(key)
         if found is not None:
-            return found
+            return found, overrides
         with self._lock:
             found = self._cache.get(key)
             if found is None:
@@ -141,7 +157,7 @@ class JitFunction:
                     self._single = found
                     if self._on_single is not None:
                         self._on_single(found.kernel)
-        return found
+        return found, overrides
 
     def recompile(self) -> None:
         """Forget every compiled specialization: the next call compiles again, reading the
@@ -178,6 +194,8 @@ class JitFunction:
     def _disk_key(self, key: tuple[Any, ...], values: list[tuple[str, str]] | None) -> str | None:
         if self._identity is None or values is None or not cache.enabled():
             return None
+        if not is_plain(key):  # a protocol argument's signature whose repr is not its value
+            return None
         return keys.digest(self._identity, key, self.options.key(), values)
 
     def _build(self, key: tuple[Any, ...], overrides: dict[str, Any],
@@ -188,7 +206,7 @@ class JitFunction:
             compiled = self._from_disk(disk_key, overrides)
             if compiled is not None:
                 self.timings = {**compiled.timings, "total": time.perf_counter() - start}
-                return compiled
+                return self._with_plans(compiled, overrides)
         import dsl_mlir
 
         timings: dict[str, float] = {}
@@ -200,8 +218,11 @@ class JitFunction:
             parsed = parse(self._fn, overrides, self.options, ctx)
             timings["parse"] = time.perf_counter() - t
         native = not (self.options.parallel or self.options.gpu)  # cacheable as kernel.so
+        protocols = {n: o.argument for n, o in overrides.items() if hasattr(o, "dsl_type")}
         compiled = compile_parsed(parsed, self.specs, constexprs, self.options, timings, ctx,
-                                  object_dump=disk_key is not None and native)
+                                  object_dump=disk_key is not None and native,
+                                  protocols=protocols)
+        self._with_plans(compiled, overrides)
         timings["total"] = time.perf_counter() - start
         self.timings = timings
         if disk_key is not None:  # written in the background: the first call does not wait
@@ -211,6 +232,16 @@ class JitFunction:
                                "extensions": dict(keys.extension_versions())},
                               dump_object=compiled.keepalive[-1].dump_to_object_file if native else None,
                               extra=_kernel_binaries(compiled))
+        return compiled
+
+    def _with_plans(self, compiled: CompiledFunction, overrides: dict[str, Any]) -> CompiledFunction:
+        """Attach the slot plan of each protocol parameter (its ``__c_abi_spec__``, read once)."""
+        params = {p.name: p for p in compiled.abi.params}
+        for spec in self.specs:
+            if spec.kind == "protocol":
+                compiled.slot_plans[spec.name] = SlotPlan.of(
+                    spec.name, overrides[spec.name].argument, len(params[spec.name].slots),
+                    self.name)
         return compiled
 
     def _from_disk(self, disk_key: str, overrides: dict[str, Any]) -> CompiledFunction | None:
@@ -353,7 +384,7 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | N
     returns a ``dsl_parser.interpreter.Interpreted`` instead: the function runs in
     Python/numpy with the DSL's semantics, no compile (print and pdb work inside).
 
-    Returns a ``dsl_mlir._dispatch.Dispatcher``: a C callable that sends
+    Returns a ``dsl_mlir.dispatch.Dispatcher``: a C callable that sends
     ``f(*args, out=...)`` straight to the compiled kernel once there is a single
     specialization, and everything else to the JitFunction (whose attributes,
     ``compile``, ``timings``, ``cache_info``..., it exposes).
@@ -372,7 +403,7 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | N
             return Interpreted(f, entry)
         if implementation(f) is not None:
             return f
-        from dsl_mlir._dispatch import Dispatcher
+        from dsl_mlir.dispatch import Dispatcher
 
         impl = JitFunction(f, options, entry)
         dispatcher = Dispatcher(impl)

@@ -27,10 +27,9 @@ def component_versions() -> tuple[tuple[str, str], ...]:
         except metadata.PackageNotFoundError:
             found.append((dist, "missing"))
     import dsl_mlir
-    from dsl_mlir import _version as mlir_version
 
-    found.append(("mlir", str(getattr(mlir_version, "MLIR_VERSION", "unknown"))))
-    found.append(("dsl-dialect", str(getattr(mlir_version, "DIALECT_VERSION", "unknown"))))
+    found.append(("mlir", str(getattr(dsl_mlir, "MLIR_VERSION", "unknown"))))
+    found.append(("dsl-dialect", str(getattr(dsl_mlir, "DIALECT_VERSION", "unknown"))))
     # A rebuild of the native pipelines with an unchanged version (a developer's build,
     # a patched wheel) must not reuse code its predecessor compiled.
     found.append(("dsl-mlir-build", dsl_mlir.native_build_id()))

@@ -7,22 +7,29 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import dsl_core as dc
+from dsl_core import dtypes
 
-Kind = Literal["tensor", "scalar", "constexpr", "struct", "stream"]
+from .arguments import annotation_dsl_type
+
+Kind = Literal["tensor", "scalar", "constexpr", "struct", "stream", "protocol"]
 
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """One parameter: its kind and annotation (a pl type or ``dc.Constexpr[T]``)."""
+    """One parameter: its kind and annotation (a pl type, a dsl-core scalar class,
+    ``dc.Constexpr[T]``, a ``@dc.struct``, ``dc.Stream``, or for a *protocol* parameter a
+    type the ``JitArgumentRegistry`` knows; ``dsl_type`` is then the DslType it takes)."""
 
     name: str
     kind: Kind
     annotation: Any
+    dsl_type: Any = None
 
     @property
     def specializes(self) -> bool:
-        """Whether the argument's value/shape is part of the compile key."""
-        return self.kind == "constexpr" or (self.kind == "tensor" and self.annotation.shape is None)
+        """Whether the argument's value/shape/signature is part of the compile key."""
+        return self.kind in ("constexpr", "protocol") or (
+            self.kind == "tensor" and self.annotation.shape is None)
 
 
 def _kind(name: str, annotation: Any, where: str) -> Kind:
@@ -35,11 +42,15 @@ def _kind(name: str, annotation: Any, where: str) -> Kind:
     shape = getattr(annotation, "shape", inspect.Parameter.empty)
     if shape is not inspect.Parameter.empty and hasattr(annotation, "dtype"):
         return "tensor"
-    if hasattr(annotation, "dtype") and hasattr(annotation, "to_mlir"):
-        return "scalar"
+    if hasattr(annotation, "dtype") and (hasattr(annotation, "to_mlir")
+                                         or isinstance(annotation.dtype, dtypes.DType)):
+        return "scalar"  # pl.Scalar[...] / pl.INT32, or a dsl-core scalar class (dc.Int32)
+    if annotation_dsl_type(annotation) is not None:
+        return "protocol"
     raise TypeError(
         f"{where}: parameter '{name}' has annotation {annotation!r}; expected pl.Tensor[...], "
-        f"pl.Scalar[...], a @dc.struct, dc.Stream or dc.Constexpr[T]")
+        f"pl.Scalar[...], a dsl-core scalar type (dc.Int32, ...), a @dc.struct, dc.Stream, "
+        f"dc.Constexpr[T], or a type registered with dsl_core.JitArgumentRegistry")
 
 
 def _is_stream(annotation: Any) -> bool:
@@ -59,7 +70,9 @@ def read_params(fn: Any) -> tuple[ParamSpec, ...]:
             raise TypeError(f"{where}: parameter '{p.name}' needs a type annotation "
                             f"(pl.Tensor[...], pl.Scalar[...] or dc.Constexpr[T])")
         ann = annotations[p.name]
-        specs.append(ParamSpec(p.name, _kind(p.name, ann, where), ann))
+        kind = _kind(p.name, ann, where)
+        specs.append(ParamSpec(p.name, kind, ann,
+                               annotation_dsl_type(ann) if kind == "protocol" else None))
     return tuple(specs)
 
 

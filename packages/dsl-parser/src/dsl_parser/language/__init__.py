@@ -50,6 +50,7 @@ from ..types import UINT64 as UINT64
 from ..types import ConstValue as ConstValue
 from ..types import DType as DType
 from ..types import Dynamic as Dynamic
+from ..types import ProtocolArgument as ProtocolArgument
 from ..types import Scalar as Scalar
 from ..types import ScalarType as ScalarType
 from ..types import Tensor as Tensor

@@ -34,6 +34,7 @@ from .intrinsic_parser import IntrinsicParser, scalar_min_max
 from .launch_parser import LaunchParser, launched_call
 from .op_parser import OpParser
 from .operator_parser import OperatorParser
+from .protocol_params import as_dsl_value
 from .state import FUNCTION, KERNEL, ParserState, SelfRef
 from .syntax import UNSUPPORTED_EXPRESSIONS, compile_time_callable
 
@@ -89,9 +90,11 @@ class ExprParser:
         if isinstance(base, SelfRef):
             return MethodRef(base.symbols, node.attr)
         try:
-            return getattr(base, node.attr)
+            found = getattr(base, node.attr)
         except AttributeError:
             pass
+        else:  # e.g. a field of a protocol-typed parameter: an ir.Value becomes a DSL value
+            return as_dsl_value(found, self.state.builder.info)
         if isinstance(base, ModuleType):
             alias = "pl" if base.__name__ == "dsl_parser.language" \
                 else namespace_of_module(base.__name__)

@@ -27,6 +27,7 @@ from ..types import (
     Dynamic,
     ParamType,
     PlType,
+    ProtocolArgument,
     StreamType,
     TensorType,
     types_match,
@@ -36,11 +37,13 @@ from .annotations import annotation_object, is_constexpr, is_stream
 from .ast_parser import ASTParser
 from .builder import IRBuilder
 from .evaluator import Evaluator
+from .protocol_params import construct_protocol, ir_param_types
+from .protocol_params import leaf_args as protocol_leaf_args
 from .returns import hoist_returns
 from .scopes import ScopeManager
 from .source import SourceTracker
 from .state import FUNCTION, HOST, KERNEL, Callee, KernelTable, ParserState, StreamValue, Symbols
-from .structs import assemble, is_struct, leaf_args, leaves
+from .structs import construct, is_struct, leaf_args, leaves
 from .type_resolver import as_type
 
 #: The module attribute that marks a module holding a ``gpu.module``.
@@ -90,6 +93,7 @@ class FunctionParser:
                                  mode=self.mode, kernels=kernels)
         self.params: list[tuple[ast.arg, ParamType]] = []
         self.structs: list[tuple[ast.arg, object]] = []  # struct parameters (annotation)
+        self.protocols: list[tuple[ast.arg, ProtocolArgument, int]] = []  # (arg, override, n)
         self.constants: dict[str, object] = {}
         self.declared: list[PlType] | None = None
         self.results: list[PlType] | None = None
@@ -181,6 +185,9 @@ class FunctionParser:
     def _param_entries(self, arg: ast.arg) -> list[tuple[ast.arg, ParamType]]:
         """One entry per MLIR parameter: a struct parameter gives one per scalar leaf."""
         annotation = None
+        override = self.source.overrides.get(arg.arg)
+        if isinstance(override, ProtocolArgument):
+            return self._protocol(arg, override)
         if arg.arg not in self.source.overrides:
             annotation = annotation_object(arg, self.source.annotations, self.state.types,
                                            strict=False)
@@ -200,6 +207,33 @@ class FunctionParser:
                                  f"parameter '{arg.arg}': {found}")
         self.structs.append((arg, annotation))
         return list(zip(leaf_args(arg, found), [leaf.type for leaf in found], strict=True))
+
+    def _protocol(self, arg: ast.arg,
+                  override: ProtocolArgument) -> list[tuple[ast.arg, ParamType]]:
+        """One MLIR parameter per IR type of the argument (see ``protocol_params``)."""
+        if self.mode != FUNCTION:
+            self.state.src.error(arg.annotation or arg, UnsupportedFeatureError,
+                                 f"parameter '{arg.arg}': {override.describe()} arguments are "
+                                 "taken by @jit functions (not by kernels or functions that "
+                                 "launch kernels)")
+        found = ir_param_types(arg, override, self.module.context)
+        if isinstance(found, str):
+            self.state.src.error(arg.annotation or arg, ParserTypeError,
+                                 f"parameter '{arg.arg}': {found}")
+        self.protocols.append((arg, override, len(found)))
+        return list(zip(protocol_leaf_args(arg, len(found)), found, strict=True))
+
+    def _define_protocols(self, leaf_values: dict[str, TypedValue]) -> None:
+        for arg, override, count in self.protocols:
+            values = [leaf_values[f"{arg.arg}.{i}"] for i in range(count)]
+            try:
+                value = construct_protocol(arg, override, values)
+            except Exception as err:  # a user's hook: located at the parameter
+                self.state.src.error(arg.annotation or arg, ParserTypeError,
+                                     f"parameter '{arg.arg}': {override.describe()}."
+                                     f"__construct_from_ir_values__ failed: "
+                                     f"{type(err).__name__}: {err}")
+            self.state.scopes.define(arg.arg, value, arg)
 
     def _stream(self, arg: ast.arg) -> StreamType:
         if self.mode != HOST:
@@ -253,7 +287,9 @@ class FunctionParser:
                 else:
                     state.scopes.define(arg.arg, typed, arg)
             for arg, annotation in self.structs:
-                state.scopes.define(arg.arg, assemble(annotation, (arg.arg,), leaf_values), arg)
+                own = [v for n, v in leaf_values.items() if n.split(".", 1)[0] == arg.arg]
+                state.scopes.define(arg.arg, construct(annotation, own), arg)
+            self._define_protocols(leaf_values)
             self._bind_dims(entry)
             if self.mode != FUNCTION:
                 what = "a @pl.kernel" if self.mode == KERNEL else "a function that launches kernels"

@@ -32,8 +32,9 @@ from .kernel_params import (
     describe,
     type_token,
 )
+from .protocol_params import as_dsl_value
 from .state import KERNEL, ParserState, StreamValue, _describe
-from .structs import StructValue, leaves
+from .structs import leaves
 
 Visit = Callable[[ast.expr], object]
 
@@ -222,13 +223,18 @@ class LaunchParser:
                 return [value.value]
             with b.located(where):
                 return [memref.CastOp(want, value.value, loc=b.loc, ip=b.ip).result]
-        values = []
+        if getattr(value, "is_traced", False) or _traced_struct(value):
+            import dsl_core as dc  # a struct parameter of the host function: its DslType hook
+
+            return list(dc.extract_to_ir_values(value))
+        values = []  # a struct built on the host: its fields become constants
         found = leaves(param.annotation, (param.name,))
         assert not isinstance(found, str), found  # the kernel's parse rejected such a struct
         for leaf in found:
             item: object = value
             for part in leaf.path[1:]:
                 item = getattr(item, part)
+            item = as_dsl_value(item, b.info)
             if not isinstance(item, TypedValue):
                 item = getattr(item, "value", item)
             values.append(state.materialize(item, where, leaf.type.dtype).value)
@@ -306,7 +312,17 @@ class LaunchParser:
 
 
 def _is_struct_of(value: object, cls: object) -> bool:
-    if isinstance(value, StructValue):
-        return getattr(value, "_type", None) is cls
     return isinstance(cls, type) and isinstance(value, cls)
+
+
+def _traced_struct(value: object) -> bool:
+    """A struct whose leaves are all traced (a host function's struct parameter)."""
+    fields = getattr(type(value), "__dsl_runtime_fields__", None)
+    if fields is None:
+        return False
+    for f in fields:
+        item = getattr(value, f.name)
+        if not (getattr(item, "is_traced", False) or _traced_struct(item)):
+            return False
+    return True
 

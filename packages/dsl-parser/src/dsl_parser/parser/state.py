@@ -230,9 +230,8 @@ def _describe(value: object) -> str:
         return str(value.type)
     if isinstance(value, StreamValue):
         return "a dc.Stream"
-    type_name = getattr(value, "_type_name", None)
-    if isinstance(type_name, str):
-        return f"a {type_name} struct"
+    if hasattr(type(value), "__dsl_fields__"):
+        return f"a {type(value).__name__} struct"
     if isinstance(value, TensorType | ScalarType):
         return f"the type {value}"
     return f"{type(value).__name__} {value!r}"

@@ -13,19 +13,19 @@ import typing
 from collections.abc import Callable
 
 from ..errors import ParserError, ParserTypeError
-from ..types import DType, PlType, ScalarType, TensorType, dynamic
+from ..types import PlType, ScalarType, TensorType, dtype_of, dynamic
 from .evaluator import Evaluator
 from .source import SourceTracker
 
 Lookup = Callable[[str, ast.AST], object]
 
 def as_type(value: object) -> PlType | None:
-    """A DSL type from an evaluated annotation (a bare dtype is a scalar)."""
+    """A DSL type from an evaluated annotation: a bare dtype (``pl.INT32``) or a dsl-core
+    scalar class (``dc.Int32``) is a scalar."""
     if isinstance(value, (TensorType, ScalarType)):
         return value
-    if isinstance(value, DType):
-        return ScalarType(value)
-    return None
+    dtype = dtype_of(value)
+    return ScalarType(dtype) if dtype is not None else None
 
 
 class TypeResolver:

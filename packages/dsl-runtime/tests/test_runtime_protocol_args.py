@@ -1,0 +1,211 @@
+"""Arguments of user types through dsl-core's protocols (issue 13): registered or
+protocol-implementing types reach @jit functions through JitArgumentRegistry, their
+hooks give the IR types, the cache signature, the ABI slots and the body's value."""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+import sys
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dsl_core as dc
+import dsl_parser.language as pl
+from dsl_parser.errors import ParserError
+from dsl_runtime import jit
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "custom_argument.py"
+
+
+def _example() -> Any:
+    import runpy
+
+    return runpy.run_path(str(EXAMPLE), run_name="custom_argument_test")
+
+
+@pytest.fixture(scope="module")
+def ex() -> Any:
+    module = _example()
+    yield module
+    for t in (module["QuantizedTensor"], complex):
+        dc.JitArgumentRegistry.unregister(t)
+
+
+def test_quantized_tensor_round_trip_and_inputs_unchanged(ex: Any) -> None:
+    rng = np.random.default_rng(3)
+    for shape in [(4, 6), (3,), (2, 3, 5)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        q = ex["QuantizedTensor"].quantize(x)
+        before = q.data.copy()
+        got = ex["dequantize"](q)
+        want = (q.data.astype(np.float32) - np.float32(q.zero_point)) * np.float32(q.scale)
+        assert got.shape == shape and got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+        np.testing.assert_array_equal(q.data, before)
+    # one specialization per shape: the adapter's __cache_signature__ is in the key
+    assert ex["dequantize"].cache_info()["specializations"] == 3
+
+
+def test_the_abi_shows_the_protocol_slots(ex: Any) -> None:
+    q = ex["QuantizedTensor"].quantize(np.ones((2, 2), np.float32))
+    param = ex["dequantize"].compile(q).abi.params[0]
+    assert (param.name, param.kind, param.role) == ("q", "protocol", "input")
+    assert param.mlir_type == "tensor<2x2xi8>, f32, i32"
+    assert [s.kind for s in param.slots] == ["raw"] * 3
+    assert [s.ctype for s in param.slots] == ["LP_Memref2D", "c_float", ctypes.c_int32.__name__]
+    assert ex["dequantize"].compile(q).slot_plans["q"].fill_all is None  # its own fills
+
+
+def test_a_struct_typed_argument_uses_dsl_cores_generated_fill(ex: Any) -> None:
+    x = np.zeros(4, np.float32)
+    cf = ex["rotate"].compile(x, x, 1j)
+    plan = cf.slot_plans["z"]
+    assert plan.fill_all is not None and [ct for ct, _ in plan.entries] == [ctypes.c_float] * 2
+    keep: list[Any] = []
+    addresses = plan.fill(ex["Complex"](1.5, -2.0), keep)
+    assert [ctypes.c_float.from_address(a).value for a in addresses] == [1.5, -2.0]
+    assert cf.abi.params[2].mlir_type == "f32, f32"
+
+
+def test_a_registered_builtin_type_becomes_a_struct(ex: Any) -> None:
+    re = np.array([1, 0, -1, 2], np.float32)
+    im = np.array([0, 1, 1, 0.5], np.float32)
+    for z in (0.5 + 2j, -1j, 3 + 0j):
+        out_re, out_im = ex["rotate"](re, im, z)
+        np.testing.assert_allclose(out_re + 1j * out_im, (re + 1j * im) * z, rtol=1e-6)
+    # the struct's signature is its type: one specialization for every complex value
+    assert ex["rotate"].cache_info()["specializations"] == 1
+
+
+def test_a_wrong_argument_names_the_parameter_and_the_type(ex: Any) -> None:
+    with pytest.raises(TypeError, match=r"dequantize\(\): argument 'q' expects a QuantizedTensor: "
+                                        r"no JitArgument adapter for str"):
+        ex["dequantize"]("q")
+    with pytest.raises(TypeError, match=r"argument 'q' expects a QuantizedTensor, got ndarray"):
+        ex["dequantize"](np.zeros(3, np.int8))
+    with pytest.raises(TypeError, match=r"argument 'q' expects a QuantizedTensor, got complex "
+                                        r"\(whose DSL type is Complex\)"):
+        ex["dequantize"](1j)
+    bad = ex["QuantizedTensor"](np.zeros(3, np.float32), 1.0, 0)
+    with pytest.raises(TypeError, match="data must be an int8 numpy array"):
+        ex["dequantize"](bad)
+
+
+class Pair:
+    """A native type: JitArgument and DslType hooks on the class itself."""
+
+    def __init__(self, a: Any, b: Any) -> None:
+        self.a, self.b = a, b
+
+    def __get_ir_types__(self) -> list[Any]:
+        return [pl.Scalar[pl.INT64], pl.Tensor[[len(self.b)], pl.UINT8]]  # DSL types work too
+
+    def __cache_signature__(self) -> Hashable:
+        return ("Pair", len(self.b))
+
+    def __c_abi_spec__(self) -> list[tuple[Any, Any]]:
+        from dsl_runtime.adapters import NdarrayArgument
+
+        (memref, fill), = NdarrayArgument(self.b).__c_abi_spec__()
+
+        def a(arg: Pair, storage: Any) -> None:
+            storage.value = arg.a
+
+        return [(ctypes.c_int64, a), (memref, lambda arg, storage: fill(arg.b, storage))]
+
+    def __extract_to_ir_values__(self) -> list[Any]:
+        return [self.a, self.b]
+
+    @classmethod
+    def __construct_from_ir_values__(cls, values: Sequence[Any], exemplar: Any = None) -> Pair:
+        return cls(*values)
+
+
+def test_a_native_type_keeps_unsigned_dtypes_given_as_dsl_types() -> None:
+    @jit
+    def shift(p: Pair) -> pl.Tensor[pl.UINT8]:
+        return pl.add(p.b, pl.cast(p.a, pl.UINT8))
+
+    b = np.array([250, 3, 128], np.uint8)
+    got = shift(Pair(10, b))
+    np.testing.assert_array_equal(got, (b.astype(np.int64) + 10).astype(np.uint8))  # wraps
+    assert got.dtype == np.uint8
+    assert shift.compile(Pair(1, b)).abi.params[0].mlir_type == "i64, tensor<3xi8>"
+
+
+class Broken(Pair):
+    def __get_ir_types__(self) -> list[Any]:
+        return [pl.Scalar[pl.INT64], "not a type"]
+
+
+class BrokenConstruct(Pair):
+    @classmethod
+    def __construct_from_ir_values__(cls, values: Sequence[Any], exemplar: Any = None) -> Pair:
+        raise ValueError("cannot rebuild")
+
+
+def test_failing_hooks_point_at_the_users_parameter() -> None:
+    @jit
+    def f(p: Broken) -> pl.Tensor[pl.UINT8]:
+        return p.b
+
+    with pytest.raises(ParserError, match=r"parameter 'p': Broken.__get_ir_types__ item 1 is "
+                                          r"not a type") as err:
+        f(Broken(1, np.zeros(2, np.uint8)))
+    assert "def f(p: Broken)" in str(err.value)
+
+    @jit
+    def g(p: BrokenConstruct) -> pl.Tensor[pl.UINT8]:
+        return p.b
+
+    with pytest.raises(ParserError, match=r"BrokenConstruct.__construct_from_ir_values__ failed: "
+                                          r"ValueError: cannot rebuild"):
+        g(BrokenConstruct(1, np.zeros(2, np.uint8)))
+
+
+def test_the_c_dispatcher_refuses_a_raw_slot_without_an_address(ex: Any) -> None:
+    q = ex["QuantizedTensor"].quantize(np.ones((2, 2), np.float32))
+    cf = ex["dequantize"].compile(q)
+    out = np.empty((2, 2), np.float32)
+    with pytest.raises(TypeError, match=r"slot 'q.0' expects the address of its filled storage, "
+                                        r"got float"):
+        cf.kernel(1.5, 0, 0, out)
+    with pytest.raises(TypeError, match=r"slot 'q\.0' expects the address"):
+        cf.kernel(0, 0, 0, out)
+
+
+def test_the_disk_cache_serves_a_protocol_argument_in_a_new_process(tmp_path: Path) -> None:
+    script = (f"import sys; sys.path.insert(0, {str(EXAMPLE.parent)!r})\n"
+              "import numpy as np, custom_argument as m\n"
+              "q = m.QuantizedTensor.quantize(np.arange(6, dtype=np.float32))\n"
+              "cf = m.dequantize.compile(q)\n"
+              "print(cf.source, float(abs(m.dequantize(q) - np.arange(6)).max()) < q.scale)\n")
+    env = {**__import__("os").environ, "DSL_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("DSL_DISABLE_DISK_CACHE", None)
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env=env, check=True).stdout.split() for _ in range(2)]
+    assert runs == [["compiled", "True"], ["disk-cache", "True"]]
+
+
+def test_registry_dsl_type_for() -> None:
+    reg = dc.JitArgumentRegistry
+    assert reg.dsl_type_for(int) is dc.Int32 and reg.dsl_type_for(dc.Int32) is dc.Int32
+    assert reg.dsl_type_for(Pair) is Pair  # native
+    assert reg.dsl_type_for(str) is None and reg.dsl_type_for("Pair") is None
+
+
+def test_dc_scalar_annotations_in_jit_functions() -> None:
+    @jit
+    def axpy(a: dc.Float32, x: pl.Tensor[[3], dc.Float32], n: dc.UInt8) -> pl.Tensor[[3], pl.FP32]:
+        return pl.add(pl.mul(x, a), pl.cast(n, pl.FP32))
+
+    x = np.array([1, 2, 3], np.float32)
+    np.testing.assert_array_equal(axpy(2.0, x, 200), x * 2 + 200)
+    with pytest.raises(OverflowError, match="argument 'n' = 256 does not fit in uint8"):
+        axpy(2.0, x, 256)
+    assert [p.dtype for p in axpy.compile(1.0, x, 1).abi.params] == ["float32", "float32", "uint8"]
