@@ -203,6 +203,26 @@ def test_struct_parameters_flatten_to_scalar_slots() -> None:
         k.affine(x, k.Affine(1.0, 2.0))
 
 
+def test_struct_calls_take_the_generated_plan_and_fall_back_to_explain() -> None:
+    x = f32(1, 2, 3)
+    p = k.Params(k.Affine(2.0, 0.5), 10.0)
+    k.affine(x, p)
+    impl = k.affine.impl
+    assert impl._expand is not None and k.affine.kernel is not None  # installed in C
+    assert impl._expand(x, p) == (x, 2.0, 0.5, 10.0)
+    out = np.zeros(3, np.float32)
+    for scale in (3.0, -0.5):  # the C dispatcher's path (out=) and the allocating path
+        q = k.Params(k.Affine(scale, 1.0), 0.0)
+        np.testing.assert_array_equal(k.affine(x, q, out=out), x * scale + 1)
+        np.testing.assert_array_equal(k.affine(x, q), x * scale + 1)
+    with pytest.raises(TypeError, match="argument 'p' expects a Params struct, got tuple"):
+        k.affine(x, (2.0, 0.5, 10.0), out=out)
+    with pytest.raises(TypeError, match=r"missing argument\(s\): 'p'"):
+        k.affine(x, out=out)
+    with pytest.raises(TypeError, match="argument 'x' expects element type float32, got int64"):
+        k.affine(np.arange(3), p, out=out)
+
+
 def test_parallel_option_runs_on_the_async_runtime() -> None:
     x = np.linspace(-1, 1, 1 << 18, dtype=np.float32)
     y = np.ones_like(x)

@@ -47,29 +47,38 @@ def annotation_dsl_type(annotation: Any) -> type | None:
     return dc.JitArgumentRegistry.dsl_type_for(annotation)
 
 
-def adapt(value: Any, expected: type, where: str) -> Any:
-    """The JitArgument of ``value`` for a parameter taking ``expected`` (a DslType);
-    TypeError starting with ``where`` when the registry has none or another type."""
+def adapt(value: Any, expected: type, function: str, param: str) -> Any:
+    """The JitArgument of ``value`` for parameter ``param`` of ``function``, which takes
+    ``expected`` (a DslType); TypeError naming both when the registry has no adapter or
+    one for another DslType."""
     try:
         argument, dsl_type = dc.JitArgumentRegistry.adapt(value)
     except TypeError as err:
-        raise TypeError(f"{where} expects a {expected.__qualname__}: {err}") from None
+        raise TypeError(f"{function}(): argument '{param}' expects a {expected.__qualname__}: "
+                        f"{err}") from None
     if dsl_type is not expected and not (isinstance(dsl_type, type)
                                          and issubclass(dsl_type, expected)):
-        raise TypeError(f"{where} expects a {expected.__qualname__}, got "
-                        f"{type(value).__name__} (whose DSL type is {dsl_type.__qualname__})")
+        raise TypeError(f"{function}(): argument '{param}' expects a {expected.__qualname__}, "
+                        f"got {type(value).__name__} (whose DSL type is "
+                        f"{dsl_type.__qualname__})")
     return argument
 
 
-def signature_of(argument: Any, dsl_type: type, where: str) -> Hashable:
-    """``(DslType, __cache_signature__)``: what the specialization key holds."""
+_TYPE_NAMES: dict[type, str] = {}
+
+
+def signature_of(argument: Any, dsl_type: type, function: str, param: str) -> Hashable:
+    """``(DslType's qualified name, __cache_signature__)``: what the specialization key holds."""
     try:
         signature = dc.cache_signature(argument)
         hash(signature)
     except Exception as err:  # a user's hook
-        raise TypeError(f"{where}: {dsl_type.__qualname__}.__cache_signature__ failed: "
-                        f"{type(err).__name__}: {err}") from None
-    return (f"{dsl_type.__module__}.{dsl_type.__qualname__}", signature)
+        raise TypeError(f"{function}(): argument '{param}': {dsl_type.__qualname__}."
+                        f"__cache_signature__ failed: {type(err).__name__}: {err}") from None
+    name = _TYPE_NAMES.get(dsl_type)
+    if name is None:
+        name = _TYPE_NAMES[dsl_type] = f"{dsl_type.__module__}.{dsl_type.__qualname__}"
+    return (name, signature)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from . import cache, keys, knobs
 from .abi import abi_mismatch
 from .arguments import SlotPlan, adapt, is_plain, signature_of
+from .binder import _stream_handle, expander, fast_call
 from .compiled import CompiledFunction, ptx_of_lowered
 from .compiler import compile_parsed, load_lowered, load_shared, lower_only, parse
 from .errors import CompileError
@@ -47,6 +50,8 @@ class JitFunction:
         self.specs: tuple[ParamSpec, ...] = (params_of_signature(self._parsed.signature)
                                              if self._parsed is not None else read_params(fn))
         self._specializing = any(s.specializes for s in self.specs)
+        self._expand = expander(self.specs)  # struct/stream arguments -> kernel arguments
+        self._name = str(self._parsed.name if self._parsed is not None else fn.__name__)
         self._cache: dict[tuple[Any, ...], CompiledFunction] = {}
         self._lock = threading.RLock()
         self._single: CompiledFunction | None = None  # the only specialization, when there is one
@@ -59,15 +64,15 @@ class JitFunction:
 
     @property
     def name(self) -> str:
-        if self._parsed is not None:
-            return str(self._parsed.name)
-        return str(self._fn.__name__)
+        return self._name
 
     # -- the call path -------------------------------------------------------
     def __call__(self, *args: Any, out: Any = None, **kwargs: Any) -> Any:
         single = self._single
         if single is not None and not kwargs:
             try:
+                if self._expand is not None:
+                    return single(*self._expand(*args), out=out)
                 return single(*args, out=out)
             except TypeError:
                 pass  # e.g. a DLPack tensor or a wrong arity: the general path adapts or explains
@@ -75,26 +80,26 @@ class JitFunction:
 
     def _call(self, args: tuple[Any, ...], kwargs: Mapping[str, Any], out: Any) -> Any:
         bound = self._bind(args, kwargs)
-        compiled, overrides = self._specialize(bound)
+        compiled, found = self._specialize(bound)
         runtime: list[Any] = []
         keep: list[Any] = []  # the filled storages of protocol arguments, alive for the call
         for spec, value in zip(self.specs, bound):
             if spec.kind == "protocol":
-                plan = compiled.slot_plans[spec.name]
-                runtime.extend(plan.fill(overrides[spec.name].argument, keep))
+                runtime.extend(compiled.slot_plans[spec.name].fill(found[spec.name], keep))
             elif spec.kind == "struct":
                 runtime.extend(struct_leaves(spec, value, f"{self.name}()"))
             elif spec.kind == "stream":
                 runtime.append(_stream_handle(value))
             elif spec.kind != "constexpr":
-                runtime.append(_as_buffer(value, f"{self.name}(): argument '{spec.name}'"))
+                runtime.append(_as_buffer(value, self.name, spec.name))
         if out is not None:
-            where = f"{self.name}(): out="
-            out = (tuple(_as_buffer(o, where) for o in out) if type(out) is tuple
-                   else _as_buffer(out, where))
+            out = (tuple(_as_buffer(o, self.name) for o in out) if type(out) is tuple
+                   else _as_buffer(out, self.name))
         return compiled(*runtime, out=out)
 
     def _bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> list[Any]:
+        if not kwargs and len(args) == len(self.specs):
+            return list(args)
         names = [s.name for s in self.specs]
         if len(args) > len(names):
             raise TypeError(f"{self.name}() takes {len(names)} arguments but {len(args)} were given")
@@ -112,38 +117,53 @@ class JitFunction:
         return values
 
     # -- specialization --------------------------------------------------------
-    def _spec_key(self, bound: list[Any]) -> tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]:
+    def _spec_key(self, bound: list[Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The specialization key and what each specializing argument contributed: a
+        Constexpr's value, a protocol argument's JitArgument, an unshaped tensor's shape."""
         key: list[Any] = []
-        overrides: dict[str, Any] = {}
-        constexprs: dict[str, Any] = {}
+        found: dict[str, Any] = {}
         for spec, value in zip(self.specs, bound):
             if spec.kind == "constexpr":
-                v = constexpr_value(spec, value, f"{self.name}()")
-                constexprs[spec.name] = v
-                overrides[spec.name] = _pl().ConstValue(v)
+                v = found[spec.name] = constexpr_value(spec, value, f"{self.name}()")
                 key.append((spec.name, type(v).__name__, repr(v)))
             elif spec.kind == "protocol":  # through dsl-core's registry and hooks
-                where = f"{self.name}(): argument '{spec.name}'"
-                argument = adapt(value, spec.dsl_type, where)
-                overrides[spec.name] = _pl().ProtocolArgument(spec.dsl_type, argument)
-                key.append((spec.name, signature_of(argument, spec.dsl_type, where)))
+                argument = found[spec.name] = adapt(value, spec.dsl_type, self.name, spec.name)
+                key.append((spec.name, signature_of(argument, spec.dsl_type, self.name,
+                                                    spec.name)))
             elif spec.kind == "tensor" and spec.annotation.shape is None:
-                shape = _shape_of(value, spec, self.name)
-                overrides[spec.name] = _pl().Tensor[list(shape), spec.annotation.dtype]
+                shape = found[spec.name] = _shape_of(value, spec, self.name)
                 key.append((spec.name, shape))
-        return tuple(key), overrides, constexprs
+        return tuple(key), found
+
+    def _overrides(self, found: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the parser's overrides, the Constexpr values) of a specialization."""
+        pl = _pl()
+        overrides: dict[str, Any] = {}
+        constexprs: dict[str, Any] = {}
+        for spec in self.specs:
+            if spec.name not in found:
+                continue
+            value = found[spec.name]
+            if spec.kind == "constexpr":
+                constexprs[spec.name] = value
+                overrides[spec.name] = pl.ConstValue(value)
+            elif spec.kind == "protocol":
+                overrides[spec.name] = pl.ProtocolArgument(spec.dsl_type, value)
+            else:
+                overrides[spec.name] = pl.Tensor[list(value), spec.annotation.dtype]
+        return overrides, constexprs
 
     def specialization(self, bound: list[Any]) -> CompiledFunction:
         """The compiled specialization for fully bound arguments (compiling it if needed)."""
         return self._specialize(bound)[0]
 
     def _specialize(self, bound: list[Any]) -> tuple[CompiledFunction, dict[str, Any]]:
-        """The specialization and the overrides it was looked up with (which carry the
-        protocol arguments' JitArguments)."""
-        key, overrides, constexprs = self._spec_key(bound) if self._specializing else ((), {}, {})
+        """The specialization and what the specializing arguments contributed to its key
+        (the protocol arguments' JitArguments among them)."""
+        key, contributed = self._spec_key(bound) if self._specializing else ((), {})
         found = self._cache.get(key)
         if found is not None:
-            return found, overrides
+            return found, contributed
         with self._lock:
             found = self._cache.get(key)
             if found is None:
@@ -151,13 +171,15 @@ class JitFunction:
                 if values != self._values:  # code compiled for old values is not reused
                     self._forget()
                     self._values = values
-                found = self._build(key, overrides, constexprs, values)
+                found = self._build(key, contributed, values)
                 self._cache[key] = found
                 if not self._specializing:
                     self._single = found
                     if self._on_single is not None:
-                        self._on_single(found.kernel)
-        return found, overrides
+                        self._on_single(found.kernel if self._expand is None else
+                                        fast_call(found.kernel, self._expand, len(self.specs),
+                                                  len(found.abi.results)))
+        return found, contributed
 
     def recompile(self) -> None:
         """Forget every compiled specialization: the next call compiles again, reading the
@@ -198,15 +220,16 @@ class JitFunction:
             return None
         return keys.digest(self._identity, key, self.options.key(), values)
 
-    def _build(self, key: tuple[Any, ...], overrides: dict[str, Any],
-               constexprs: dict[str, Any], values: list[tuple[str, str]] | None) -> CompiledFunction:
+    def _build(self, key: tuple[Any, ...], contributed: dict[str, Any],
+               values: list[tuple[str, str]] | None) -> CompiledFunction:
+        overrides, constexprs = self._overrides(contributed)
         start = time.perf_counter()
         disk_key = self._disk_key(key, values)
         if disk_key is not None:
             compiled = self._from_disk(disk_key, overrides)
             if compiled is not None:
                 self.timings = {**compiled.timings, "total": time.perf_counter() - start}
-                return self._with_plans(compiled, overrides)
+                return self._with_plans(compiled, contributed)
         import dsl_mlir
 
         timings: dict[str, float] = {}
@@ -218,11 +241,11 @@ class JitFunction:
             parsed = parse(self._fn, overrides, self.options, ctx)
             timings["parse"] = time.perf_counter() - t
         native = not (self.options.parallel or self.options.gpu)  # cacheable as kernel.so
-        protocols = {n: o.argument for n, o in overrides.items() if hasattr(o, "dsl_type")}
+        protocols = {s.name: contributed[s.name] for s in self.specs if s.kind == "protocol"}
         compiled = compile_parsed(parsed, self.specs, constexprs, self.options, timings, ctx,
                                   object_dump=disk_key is not None and native,
                                   protocols=protocols)
-        self._with_plans(compiled, overrides)
+        self._with_plans(compiled, contributed)
         timings["total"] = time.perf_counter() - start
         self.timings = timings
         if disk_key is not None:  # written in the background: the first call does not wait
@@ -234,13 +257,13 @@ class JitFunction:
                               extra=_kernel_binaries(compiled))
         return compiled
 
-    def _with_plans(self, compiled: CompiledFunction, overrides: dict[str, Any]) -> CompiledFunction:
+    def _with_plans(self, compiled: CompiledFunction, contributed: dict[str, Any]) -> CompiledFunction:
         """Attach the slot plan of each protocol parameter (its ``__c_abi_spec__``, read once)."""
         params = {p.name: p for p in compiled.abi.params}
         for spec in self.specs:
             if spec.kind == "protocol":
                 compiled.slot_plans[spec.name] = SlotPlan.of(
-                    spec.name, overrides[spec.name].argument, len(params[spec.name].slots),
+                    spec.name, contributed[spec.name], len(params[spec.name].slots),
                     self.name)
         return compiled
 
@@ -273,7 +296,7 @@ class JitFunction:
         ``backend`` overrides the function's (``"nvptx"``: kernels embedded as PTX).
         """
         bound = self._bind(args, kwargs)
-        overrides = self._spec_key(bound)[1] if self._specializing else {}
+        overrides = self._overrides(self._spec_key(bound)[1])[0] if self._specializing else {}
         options = self.options if backend is None else self.options.updated(backend=backend)
         parsed = self._parsed
         if parsed is None:
@@ -296,6 +319,7 @@ class JitFunction:
 
 
 _MISSING: Any = object()
+_NDARRAY: Any = np.ndarray
 
 
 class _ProgramEntry:
@@ -324,7 +348,7 @@ def _parsed_entry(target: Any, entry: str | None) -> Any:
 
 
 def _shape_of(value: Any, spec: ParamSpec, name: str) -> tuple[int, ...]:
-    array = _as_buffer(value, f"{name}(): argument '{spec.name}'")
+    array = _as_buffer(value, name, spec.name)
     shape = getattr(array, "shape", None)
     dtype = getattr(array, "dtype", None)
     if not isinstance(shape, tuple) or dtype is None or not shape:
@@ -338,16 +362,11 @@ def _shape_of(value: Any, spec: ParamSpec, name: str) -> tuple[int, ...]:
     return tuple(int(d) for d in shape)
 
 
-def _stream_handle(value: Any) -> int | None:
-    """The integer handle of a stream argument (None: the default stream)."""
-    import dsl_core as dc
-
-    return dc.Stream(value).handle or None
-
-
-def _as_buffer(value: Any, where: str = "argument") -> Any:
+def _as_buffer(value: Any, function: str, param: str | None = None) -> Any:
     """numpy arrays, numbers and GPU arrays pass through; CPU DLPack tensors become ndarray views
-    (TypeError starting with ``where``, e.g. "f(): argument 'x'", when that fails)."""
+    (TypeError naming the function and the parameter, or ``out=``, when that fails)."""
+    if type(value) is _NDARRAY:
+        return value
     if hasattr(value, "__cuda_array_interface__"):
         return value
     if hasattr(value, "__dlpack__") and not hasattr(value, "__array_interface__"):
@@ -356,6 +375,7 @@ def _as_buffer(value: Any, where: str = "argument") -> Any:
         try:
             return np.from_dlpack(value)
         except Exception as err:  # a broken __dlpack__ may raise anything
+            where = f"{function}(): " + (f"argument '{param}'" if param else "out=")
             raise TypeError(f"{where}: cannot view {type(value).__name__} through DLPack on the "
                             f"CPU: {err}") from None
     return value
