@@ -10,6 +10,9 @@ Two types a user brings, passed to ``@jit`` functions like any built-in argument
 * Python's built-in ``complex``: registered with an adapter to a ``@dc.struct Complex``
   of two float32 (the struct implements all three protocols already).
 
+A QuantizedTensor also crosses into a ``@pl.kernel``: the host function passes it to the
+launch, which specializes the kernel on the types of its values.
+
 Run: python examples/custom_argument.py
 """
 
@@ -104,6 +107,21 @@ def dequantize(q: QuantizedTensor) -> pl.Tensor[pl.FP32]:
     return pl.mul(shifted, q.scale)
 
 
+@pl.kernel
+def dequantize_k(q: QuantizedTensor, out: pl.Tensor[pl.FP32]):
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if i < out.shape[0]:
+        out[i] = (pl.cast(q.data[i], pl.FP32) - pl.cast(q.zero_point, pl.FP32)) * q.scale
+
+
+N = pl.dynamic("N")
+
+
+@jit
+def dequantize_launch(q: QuantizedTensor, out: pl.Tensor[[N], pl.FP32]):
+    dequantize_k(q, out).launch(grid=(pl.ceil_div(out.shape[0], 64),), block=(64,))
+
+
 @jit
 def rotate(x: pl.Tensor[[4], pl.FP32], y: pl.Tensor[[4], pl.FP32],
            z: complex) -> tuple[pl.Tensor[[4], pl.FP32], pl.Tensor[[4], pl.FP32]]:
@@ -123,6 +141,12 @@ def main() -> None:
     param = cf.abi.params[0]
     print(f"  abi: {param.name} ({param.kind}) {param.mlir_type}:",
           ", ".join(s.ctype for s in param.slots))
+
+    flat = QuantizedTensor.quantize(np.linspace(0.0, 1.0, 100, dtype=np.float32))
+    out = np.zeros(100, np.float32)
+    dequantize_launch(flat, out)  # the kernel reads q.data[i], q.scale, q.zero_point
+    np.testing.assert_allclose(out, dequantize(flat), rtol=1e-6)
+    print("dequantize in a @pl.kernel: max error", float(np.abs(out - np.linspace(0, 1, 100)).max()))
 
     re, im = np.array([1, 0, -1, 2], np.float32), np.array([0, 1, 1, 0.5], np.float32)
     out_re, out_im = rotate(re, im, 0.5 + 2j)

@@ -241,6 +241,14 @@ def test_slot_kinds_and_dtypes_agree_with_the_c_dispatcher() -> None:
     assert tuple(k.upper() for k in abi.SLOT_KINDS) == dispatch.SLOT_KINDS
     for number, kind in enumerate(abi.SLOT_KINDS):
         assert getattr(dispatch, kind.upper()) == number, kind
+    abi.check_dispatcher(dispatch)  # what every process checks before its first kernel
+    fake = type("Dispatch", (), {"SLOT_KINDS": dispatch.SLOT_KINDS,
+                                 "FORMATS": {**dispatch.FORMATS, "H": ("bfloat16", 2)}})
+    abi._CHECKED.clear()
+    with pytest.raises(RuntimeError, match=r"disagree: BF16: format 'H' is \('bfloat16', 2\) "
+                                           r"in the dispatcher, \('uint16', 2\) in dsl-core"):
+        abi.check_dispatcher(fake)
+    abi.check_dispatcher(dispatch)
     for d in dtypes.ALL:
         slot, fmt, ctype = abi.DTYPES[d.abi_name]
         assert slot in abi.SLOT_KINDS and (fmt, ctype) == (d.format, d.c_type)

@@ -209,3 +209,73 @@ def test_dc_scalar_annotations_in_jit_functions() -> None:
     with pytest.raises(OverflowError, match="argument 'n' = 256 does not fit in uint8"):
         axpy(2.0, x, 256)
     assert [p.dtype for p in axpy.compile(1.0, x, 1).abi.params] == ["float32", "float32", "uint8"]
+
+
+def test_a_protocol_argument_crosses_into_a_kernel(ex: Any) -> None:
+    rng = np.random.default_rng(5)
+    for n in (1, 64, 130):
+        q = ex["QuantizedTensor"].quantize(rng.standard_normal(n).astype(np.float32))
+        before = q.data.copy()
+        out = np.full(n, np.nan, np.float32)
+        ex["dequantize_launch"](q, out)
+        want = (q.data.astype(np.float32) - np.float32(q.zero_point)) * np.float32(q.scale)
+        np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-7)
+        np.testing.assert_array_equal(q.data, before)
+    q = ex["QuantizedTensor"].quantize(np.ones(8, np.float32))
+    cf = ex["dequantize_launch"].compile(q, np.zeros(8, np.float32))
+    assert cf.abi.params[0].mlir_type == "memref<8xi8>, f32, i32"  # a host function: memrefs
+    kernel = [line for line in cf.mlir("dsl").splitlines() if "gpu.func" in line]
+    assert kernel and "(%arg0: memref<8xi8>, %arg1: f32, %arg2: i32, %arg3: memref<?xf32>)" \
+        in kernel[0]
+
+
+def test_the_kernels_ptx_is_accepted_by_ptxas(ex: Any, tmp_path: Path) -> None:
+    import re
+    import shutil
+
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("ptxas is not installed")
+    q = ex["QuantizedTensor"].quantize(np.ones(32, np.float32))
+    ptx = ex["dequantize_launch"].ptx(q, np.zeros(32, np.float32))
+    target = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
+    assert target is not None and ".entry dequantize_k__t32xi8_sf32_si32_tdxf32" in ptx
+    (tmp_path / "k.ptx").write_text(ptx)
+    proc = subprocess.run([ptxas, f"-arch={target.group(1)}", "-o", str(tmp_path / "k.cubin"),
+                           str(tmp_path / "k.ptx")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "k.cubin").stat().st_size > 0
+
+
+KERNEL_MISUSE = '''
+import numpy as np
+import dsl_parser.language as pl
+from dsl_runtime import jit
+import custom_argument as m
+
+@jit
+def bad(x: pl.Tensor[[8], pl.FP32], out: pl.Tensor[[8], pl.FP32]):
+    m.dequantize_k(x, out).launch(grid=(1,), block=(8,))
+
+bad(np.zeros(8, np.float32), np.zeros(8, np.float32))
+'''
+
+
+def test_a_kernel_argument_of_the_wrong_type_is_an_error_at_the_launch(tmp_path: Path) -> None:
+    script = tmp_path / "misuse.py"
+    script.write_text(KERNEL_MISUSE)
+    env = {**__import__("os").environ, "PYTHONPATH": str(EXAMPLE.parent)}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert proc.returncode == 1
+    assert "argument 'q' of kernel 'dequantize_k': expected a QuantizedTensor, given " \
+           "pl.Tensor[[8], pl.FP32]" in proc.stderr
+    assert "m.dequantize_k(x, out).launch" in proc.stderr  # at the user's line
+
+
+def test_python_number_annotations_stay_errors() -> None:
+    def f(n: int, x: pl.Tensor[[2], pl.FP32]) -> pl.Tensor[[2], pl.FP32]:
+        return x
+
+    with pytest.raises(TypeError, match=r"parameter 'n' has annotation <class 'int'>; expected "
+                                        r"pl.Tensor\[...\], pl.Scalar\[...\], a dsl-core scalar"):
+        jit(f)

@@ -992,5 +992,22 @@ PyMODINIT_FUNC PyInit__dispatch(void) {
   for (int i = 0; i < K_COUNT; ++i)
     if (PyModule_AddIntConstant(m, kinds[i], i) < 0) { Py_DECREF(m); return NULL; }
   if (PyModule_AddIntConstant(m, "MAX_RANK", MAX_RANK) < 0) { Py_DECREF(m); return NULL; }
+  /* FORMATS: buffer format char -> (element type name, itemsize), as the checks above read
+   * them; dsl-runtime compares it with dsl-core's dtype table before its first call. */
+  PyObject *formats = PyDict_New();
+  if (!formats) { Py_DECREF(m); return NULL; }
+  for (const char *f = "dfeHhbBiIlL?"; *f; ++f) {
+    PyObject *entry = Py_BuildValue("(si)", format_name(*f), itemsize_of(*f));
+    PyObject *key = PyUnicode_FromStringAndSize(f, 1);
+    int bad = !entry || !key || PyDict_SetItem(formats, key, entry) < 0;
+    Py_XDECREF(entry);
+    Py_XDECREF(key);
+    if (bad) { Py_DECREF(formats); Py_DECREF(m); return NULL; }
+  }
+  if (PyModule_AddObject(m, "FORMATS", formats) < 0) {
+    Py_DECREF(formats);
+    Py_DECREF(m);
+    return NULL;
+  }
   return m;
 }

@@ -8,7 +8,9 @@ whose argument is the address of storage a Python fill already wrote (the protoc
 path of user-registered argument types). ``Dispatcher(impl)`` sends ``f(*args,
 out=...)`` straight to the installed kernel and everything else to ``impl``.
 
-``SLOT_KINDS`` lists the slot kinds in the C module's numbering (``MEMREF`` is 0).
+``SLOT_KINDS`` lists the slot kinds in the C module's numbering (``MEMREF`` is 0);
+``FORMATS`` maps each buffer format character the C checks know to ``(element type
+name, itemsize)``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ._dispatch import (
     F16,
     F32,
     F64,
+    FORMATS,
     I8,
     I16,
     I32,
@@ -40,5 +43,5 @@ SLOT_KINDS: tuple[str, ...] = tuple(sorted(
     ("MEMREF", "I64", "I32", "I16", "I8", "BOOL", "F64", "F32", "F16", "BF16", "U64", "U32",
      "U16", "U8", "PTR", "RAW"), key=lambda name: int(globals()[name])))
 
-__all__ = ["BF16", "BOOL", "F16", "F32", "F64", "I8", "I16", "I32", "I64", "MAX_RANK", "MEMREF",
+__all__ = ["BF16", "BOOL", "F16", "F32", "F64", "FORMATS", "I8", "I16", "I32", "I64", "MAX_RANK", "MEMREF",
            "PTR", "RAW", "SLOT_KINDS", "U8", "U16", "U32", "U64", "Dispatcher", "PackedKernel"]

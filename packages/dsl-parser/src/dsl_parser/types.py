@@ -231,14 +231,18 @@ def dynamic(name: str) -> Dynamic:
 
 @dataclass(frozen=True, eq=False)
 class ProtocolArgument:
-    """Override value: the parameter is a value of a type dsl-core's protocols describe
-    (``@jit`` gives it for parameters annotated with a registered or protocol-implementing
-    type). ``argument`` is the ``JitArgument`` of the call (whose ``__get_ir_types__``
-    gives the MLIR parameters), ``dsl_type`` the ``DslType`` that rebuilds the value in
-    the body (``argument`` is its exemplar)."""
+    """Override value: the parameter is a value of a type dsl-core's protocols describe.
+
+    ``@jit`` gives one for a parameter annotated with a registered or
+    protocol-implementing type: ``argument`` is the call's ``JitArgument``, whose
+    ``__get_ir_types__`` gives the MLIR parameters, and ``dsl_type`` the ``DslType`` that
+    rebuilds the value in the body (``argument`` is its exemplar). A launch gives one to
+    the kernel with ``types`` (the DSL types of the values the host passes) and the host's
+    value as ``argument``."""
 
     dsl_type: type
     argument: object
+    types: tuple[PlType, ...] | None = None
 
     def describe(self) -> str:
         return getattr(self.dsl_type, "__qualname__", repr(self.dsl_type))

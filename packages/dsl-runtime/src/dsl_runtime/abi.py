@@ -80,6 +80,31 @@ class KernelABI(BaseModel):
         return [s for p in (*self.inputs, *self.results) for s in p.slots]
 
 
+_CHECKED: list[bool] = []
+
+
+def check_dispatcher(dispatch: Any) -> None:
+    """RuntimeError unless the C dispatcher (``dsl_mlir.dispatch``) numbers its slot kinds as
+    :data:`SLOT_KINDS` and reads every dtype's format character as dsl-core's dtype table
+    describes it (once per process, before the first kernel is made)."""
+    if _CHECKED:
+        return
+    problems = []
+    if tuple(dispatch.SLOT_KINDS) != tuple(k.upper() for k in SLOT_KINDS):
+        problems.append(f"slot kinds {dispatch.SLOT_KINDS} != {SLOT_KINDS}")
+    for d in dtypes.ALL:
+        if d.slot not in SLOT_KINDS:
+            problems.append(f"{d.name}: no slot kind {d.slot!r}")
+        seen = dispatch.FORMATS.get(d.format)
+        if seen != (d.storage, d.itemsize):
+            problems.append(f"{d.name}: format {d.format!r} is {seen} in the dispatcher, "
+                            f"{(d.storage, d.itemsize)} in dsl-core's dtype table")
+    if problems:
+        raise RuntimeError("dsl-mlir's dispatcher and dsl-core's dtype table disagree: "
+                           + "; ".join(problems))
+    _CHECKED.append(True)
+
+
 def memref_slot(dtype: str, rank: int) -> Slot:
     return Slot(kind="memref", ctype=f"Memref<{DTYPES[dtype][2].split()[0]}, {rank}> *")
 
@@ -166,7 +191,7 @@ def _param(name: str, role: Literal["input", "output"], t: ParamType, ctx: Any,
 
 
 def _protocol_param(spec: ParamSpec, parsed: Mapping[str, ParamType], argument: Any,
-                    ctx: Any) -> Param:
+                    ctx: Any, host: bool) -> Param:
     """A protocol parameter: its IR types as parsed (``q.0``...), one raw slot per
     ``__c_abi_spec__`` entry of the argument."""
     import dsl_core as dc
@@ -179,8 +204,12 @@ def _protocol_param(spec: ParamSpec, parsed: Mapping[str, ParamType], argument: 
         raise CompileError(f"argument '{spec.name}': {spec.dsl_type.__qualname__}'s "
                            f"__c_abi_spec__ has {len(entries)} entries but __get_ir_types__ "
                            f"gave {len(types)} IR types")
+    from dsl_parser.types import TensorType, memref_type
+
+    mlir = [memref_type(t, ctx) if host and isinstance(t, TensorType) else t.to_mlir(ctx)
+            for t in types]
     return Param(name=spec.name, role="input", kind="protocol",
-                 mlir_type=", ".join(str(t.to_mlir(ctx)) for t in types),
+                 mlir_type=", ".join(str(t) for t in mlir),
                  slots=tuple(raw_slot(ctype_name(ctype)) for ctype, _ in entries))
 
 
@@ -193,7 +222,7 @@ def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Signature,
     params = []
     for spec in specs:
         if spec.kind == "protocol":
-            params.append(_protocol_param(spec, parsed, (protocols or {})[spec.name], ctx))
+            params.append(_protocol_param(spec, parsed, (protocols or {})[spec.name], ctx, host))
         elif spec.kind == "constexpr":
             params.append(Param(name=spec.name, role="constexpr", kind="constexpr",
                                 value=repr(constexprs[spec.name])))

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import dsl_core as dc
+from dsl_core import dtypes
 from dsl_core.abi import static_leaves
 
 #: Types a cache signature may be built from to be part of the disk-cache key (their
@@ -43,8 +44,14 @@ def is_plain(signature: object) -> bool:
 
 
 def annotation_dsl_type(annotation: Any) -> type | None:
-    """The DslType of a protocol parameter's annotation, or None when it is not one."""
-    return dc.JitArgumentRegistry.dsl_type_for(annotation)
+    """The DslType of a protocol parameter's annotation, or None when it is not one (nor
+    for scalars: ``int``, ``float`` and ``bool`` are registered as Int32, Float32 and
+    Boolean, but as annotations they name no width; ``pl.Scalar[...]`` or ``dc.Int32``
+    do)."""
+    found = dc.JitArgumentRegistry.dsl_type_for(annotation)
+    if found is None or isinstance(getattr(found, "dtype", None), dtypes.DType):
+        return None
+    return found
 
 
 def adapt(value: Any, expected: type, function: str, param: str) -> Any:

@@ -33,6 +33,21 @@ def _leaf_exprs(cls: type, base: str) -> list[str]:
     return out
 
 
+_LEAF_GETTERS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def leaf_getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
+    """``leaves(value) -> (scalar leaf values...)`` of a ``@dc.struct`` instance, in
+    declaration order (the flattening of dsl-core's C ABI; generated once per class)."""
+    found = _LEAF_GETTERS.get(cls)
+    if found is None:
+        namespace: dict[str, Any] = {}
+        source = f"def leaves(v):\n    return ({', '.join(_leaf_exprs(cls, 'v'))},)\n"
+        exec(compile(source, "<dsl_runtime.binder>", "exec"), namespace)
+        found = _LEAF_GETTERS[cls] = namespace["leaves"]
+    return found
+
+
 def _stream_handle(value: Any) -> int | None:
     """The integer handle of a stream argument (None: the default stream)."""
     return dc.Stream(value).handle or None

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import knobs
-from .abi import KernelABI, build_abi, packed_plan
+from .abi import KernelABI, build_abi, check_dispatcher, packed_plan
 from .compiled import Artifacts, CompiledFunction
 from .errors import CompileError, from_mlir
 from .options import CompileOptions
@@ -107,10 +107,11 @@ def _check_inputs(abi: KernelABI) -> bool:
 
 
 def _packed_kernel(abi: KernelABI, address: int | None, **extra: Any) -> Any:
-    from dsl_mlir.dispatch import PackedKernel
+    from dsl_mlir import dispatch
 
+    check_dispatcher(dispatch)
     slots, symbols = packed_plan(abi)
-    return PackedKernel(address, slots, symbols, abi.function, check_inputs=_check_inputs(abi),
+    return dispatch.PackedKernel(address, slots, symbols, abi.function, check_inputs=_check_inputs(abi),
                         **extra)
 
 

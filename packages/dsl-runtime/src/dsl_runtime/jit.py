@@ -356,8 +356,7 @@ def _shape_of(value: Any, spec: ParamSpec, name: str) -> tuple[int, ...]:
         raise TypeError(f"{name}(): argument '{spec.name}' expects a {spec.annotation.dtype.numpy_name} "
                         f"array, got {got}")
     want = spec.annotation.dtype.numpy_name
-    got = "bfloat16" if want == "bfloat16" and str(dtype) == "uint16" else str(dtype)
-    if got != want:
+    if str(dtype) not in (want, spec.annotation.dtype.storage):  # bfloat16: its uint16 bits
         raise TypeError(f"{name}(): argument '{spec.name}' expects element type {want}, got {dtype}")
     return tuple(int(d) for d in shape)
 

@@ -86,25 +86,14 @@ def params_of_signature(signature: Any) -> tuple[ParamSpec, ...]:
     return tuple(specs)
 
 
-def struct_leaves(spec: ParamSpec, value: Any, where: str) -> list[Any]:
+def struct_leaves(spec: ParamSpec, value: Any, where: str) -> tuple[Any, ...]:
     """The scalar leaves of a struct argument, in declaration order (nested structs flattened)."""
+    from .binder import leaf_getter
+
     if not isinstance(value, spec.annotation):
         raise TypeError(f"{where}: argument '{spec.name}' expects a {spec.annotation.__name__} "
                         f"struct, got {type(value).__name__}")
-    return _leaves(value)
-
-
-def _leaves(value: Any) -> list[Any]:
-    out: list[Any] = []
-    for f in dc.fields_of(type(value)):
-        if f.constexpr:
-            continue
-        field = getattr(value, f.name)
-        if hasattr(type(field), "__dsl_fields__"):
-            out.extend(_leaves(field))
-        else:
-            out.append(getattr(field, "value", field))
-    return out
+    return leaf_getter(type(value))(value)
 
 
 def constexpr_value(spec: ParamSpec, value: Any, where: str) -> int | float | bool:

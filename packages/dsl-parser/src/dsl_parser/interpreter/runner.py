@@ -134,8 +134,8 @@ def from_user(value: Any, t: TensorType, name: str, dynamic: dict[str, int],
             raise TypeError(f"argument '{name}' is a {value.dtype!r} tensor, expected {t}")
         tensor = value
     else:
-        want = "uint16" if t.dtype == BF16 else t.dtype.numpy_name
-        if array.dtype.name != want and not (t.dtype == BF16 and array.dtype.name == "bfloat16"):
+        # the dtype table says how values are stored (bfloat16: as its uint16 bits)
+        if array.dtype.name not in (t.dtype.storage, t.dtype.numpy_name):
             raise TypeError(f"argument '{name}' expects element type {t.dtype.numpy_name}, "
                             f"got {array.dtype}")
         if t.dtype == BF16:

@@ -211,11 +211,6 @@ class FunctionParser:
     def _protocol(self, arg: ast.arg,
                   override: ProtocolArgument) -> list[tuple[ast.arg, ParamType]]:
         """One MLIR parameter per IR type of the argument (see ``protocol_params``)."""
-        if self.mode != FUNCTION:
-            self.state.src.error(arg.annotation or arg, UnsupportedFeatureError,
-                                 f"parameter '{arg.arg}': {override.describe()} arguments are "
-                                 "taken by @jit functions (not by kernels or functions that "
-                                 "launch kernels)")
         found = ir_param_types(arg, override, self.module.context)
         if isinstance(found, str):
             self.state.src.error(arg.annotation or arg, ParserTypeError,

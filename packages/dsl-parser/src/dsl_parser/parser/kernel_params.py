@@ -2,8 +2,9 @@
 
 Read from the kernel's ``def`` before it is parsed (a launch decides from them
 which specialization it needs): tensors (shaped, or unshaped ``pl.Tensor[dtype]``
-specialized on the argument), scalars, ``dc.Constexpr[T]`` (compile-time values)
-and ``@dc.struct`` classes (one ``gpu.func`` argument per leaf).
+specialized on the argument), scalars, ``dc.Constexpr[T]`` (compile-time values),
+``@dc.struct`` classes (one ``gpu.func`` argument per leaf) and types dsl-core's
+registry knows (one argument per IR value of the launch's value).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from ..errors import ParserTypeError, UndefinedVariableError, UnsupportedFeature
 from ..types import PlType, ScalarType, TensorType
 from .annotations import annotation_object, is_constexpr, is_stream
 from .evaluator import MISSING, Evaluator
+from .protocol_params import protocol_type
 from .source import SourceTracker
 from .structs import is_struct
 from .type_resolver import TypeResolver, as_type
 
-TENSOR, SCALAR, CONSTEXPR, STRUCT = "tensor", "scalar", "constexpr", "struct"
+TENSOR, SCALAR, CONSTEXPR, STRUCT, PROTOCOL = "tensor", "scalar", "constexpr", "struct", "protocol"
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ def _param(kernel: str, arg: ast.arg, src: SourceTracker, resolver: TypeResolver
     if is_struct(obj):
         return KernelParam(arg.arg, STRUCT, arg, annotation=obj)
     t = as_type(obj)
+    if t is None and protocol_type(obj) is not None:  # a type dsl-core's registry knows
+        return KernelParam(arg.arg, PROTOCOL, arg, annotation=protocol_type(obj))
     if t is None:
         src.error(where, ParserTypeError,
                   f"the annotation of parameter '{arg.arg}' of kernel '{kernel}' is not a DSL "
@@ -96,6 +100,8 @@ def describe(param: KernelParam) -> str:
         return f"dc.Constexpr[{getattr(inner, '__name__', inner)}]"
     if param.kind == STRUCT:
         return f"a {getattr(param.annotation, '__name__', '?')} struct"
+    if param.kind == PROTOCOL:
+        return f"a {getattr(param.annotation, '__qualname__', '?')}"
     assert isinstance(param.type, (TensorType, ScalarType))
     return str(param.type)
 

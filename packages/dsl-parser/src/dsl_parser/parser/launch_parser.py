@@ -20,11 +20,21 @@ from typing import NoReturn
 from .._mlir import Value, gpu, memref
 from ..errors import InvalidOperationError, ParserTypeError, UnsupportedFeatureError
 from ..kernel import GPU_MODULE, Kernel, KernelSpecialization
-from ..types import INDEX, ConstValue, Dynamic, ScalarType, TensorType
+from ..types import (
+    INDEX,
+    ConstValue,
+    Dynamic,
+    ParamType,
+    PlType,
+    ProtocolArgument,
+    ScalarType,
+    TensorType,
+)
 from ..values import TypedValue, is_literal, literal_problem
 from .element_parser import index_value
 from .kernel_params import (
     CONSTEXPR,
+    PROTOCOL,
     SCALAR,
     TENSOR,
     KernelParam,
@@ -32,7 +42,7 @@ from .kernel_params import (
     describe,
     type_token,
 )
-from .protocol_params import as_dsl_value
+from .protocol_params import as_dsl_value, launch_values
 from .state import KERNEL, ParserState, StreamValue, _describe
 from .structs import leaves
 
@@ -141,8 +151,34 @@ class LaunchParser:
                 tokens.append(type_token(shape, t.dtype.mlir_name))
         elif param.kind == SCALAR:
             self._scalar(kernel, param, value, where)
+        elif param.kind == PROTOCOL:
+            overrides[param.name] = self._protocol(kernel, param, value, where, tokens)
         elif not _is_struct_of(value, param.annotation):
             self._mismatch(kernel, param, value, where)
+
+    def _protocol(self, kernel: Kernel, param: KernelParam, value: object, where: ast.AST,
+                  tokens: list[str]) -> ProtocolArgument:
+        """A protocol argument: the kernel is specialized on the DSL types of its values
+        (dynamic sizes anonymous, as for tensors)."""
+        assert isinstance(param.annotation, type)
+        if not isinstance(value, param.annotation):
+            self._mismatch(kernel, param, value, where)
+        found = launch_values(value, param.annotation, self.state.builder.info)
+        if isinstance(found, str):
+            self.state.src.error(where, ParserTypeError,
+                                 f"argument '{param.name}' of kernel '{kernel.name}': {found}")
+        types: list[PlType] = []
+        for item in found:
+            t = item.type
+            if isinstance(t, TensorType):
+                shape = tuple(Dynamic(None) if isinstance(d, Dynamic) else d
+                              for d in t.shape or ())
+                t = TensorType(shape, t.dtype)
+                tokens.append(type_token(shape, t.dtype.mlir_name))
+            else:
+                tokens.append(f"s{t.dtype.short}")
+            types.append(t)
+        return ProtocolArgument(param.annotation, value, tuple(types))
 
     def _constexpr(self, kernel: Kernel, param: KernelParam, value: object,
                    where: ast.AST) -> int | float | bool:
@@ -215,14 +251,16 @@ class LaunchParser:
         if param.kind == SCALAR:
             assert isinstance(param.type, ScalarType)
             return [state.materialize(value, where, param.type.dtype).value]
+        types = {p.name: p.type for p in spec.signature.params}
         if param.kind == TENSOR:
             assert isinstance(value, TypedValue)
-            t = next(p.type for p in spec.signature.params if p.name == param.name)
-            want = b.mlir_type(t)
-            if value.value.type == want:
-                return [value.value]
-            with b.located(where):
-                return [memref.CastOp(want, value.value, loc=b.loc, ip=b.ip).result]
+            return [self._cast(value, types[param.name], where)]
+        if param.kind == PROTOCOL:
+            assert isinstance(param.annotation, type)
+            passed = launch_values(value, param.annotation, b.info)
+            assert not isinstance(passed, str), passed  # checked when specializing
+            return [self._cast(v, types[f"{param.name}.{i}"], where) if v.is_tensor else v.value
+                    for i, v in enumerate(passed)]
         if getattr(value, "is_traced", False) or _traced_struct(value):
             import dsl_core as dc  # a struct parameter of the host function: its DslType hook
 
@@ -239,6 +277,16 @@ class LaunchParser:
                 item = getattr(item, "value", item)
             values.append(state.materialize(item, where, leaf.type.dtype).value)
         return values
+
+    def _cast(self, value: TypedValue, t: ParamType, where: ast.AST) -> Value:
+        """A memref operand of the parameter type ``t`` (``memref.cast`` when the static
+        sizes differ from the parameter's dynamic ones)."""
+        b = self.state.builder
+        want = b.mlir_type(t)
+        if value.value.type == want:
+            return value.value
+        with b.located(where):
+            return memref.CastOp(want, value.value, loc=b.loc, ip=b.ip).result
 
     # -- grid, block, stream -----------------------------------------------------------------
     def _config(self, node: ast.Call) -> tuple[list[Value], list[Value], Value | None]:

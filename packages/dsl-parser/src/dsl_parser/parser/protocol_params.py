@@ -24,6 +24,8 @@ def ir_param_types(arg: ast.arg, override: ProtocolArgument, ctx: Any) -> list[P
     """The DSL types of the MLIR parameters of ``arg``, or why there are none."""
     import dsl_core as dc
 
+    if override.types is not None:  # a kernel's parameter: what the launch passes
+        return list(override.types)
     try:
         with ctx:
             raw = list(dc.get_ir_types(override.argument))
@@ -35,8 +37,8 @@ def ir_param_types(arg: ast.arg, override: ProtocolArgument, ctx: Any) -> list[P
     for i, t in enumerate(raw):
         found = _as_pl_type(t)
         if found is None:
-            return (f"{override.describe()}.__get_ir_types__ item {i} is {t}: a @jit function "
-                    "takes tensors and scalars (tensor<...>, iN, fN, index)")
+            return (f"{override.describe()}.__get_ir_types__ item {i} is {t}: a protocol "
+                    "argument passes tensors and scalars (tensor<...>, iN, fN, index)")
         out.append(found)
     return out
 
@@ -50,6 +52,40 @@ def _as_pl_type(t: object) -> PlType | None:
         except TypeError:
             return None
     return None
+
+
+def protocol_type(annotation: object) -> type | None:
+    """The DslType a parameter annotated ``annotation`` takes through dsl-core's registry
+    (a registered type, a registration's ``dsl_type`` or a protocol-implementing class).
+    None for scalars: ``int``/``float``/``bool`` (registered as Int32/Float32/Boolean) do
+    not name a width a kernel could rely on, and dsl-core's scalar classes are scalar
+    annotations."""
+    import dsl_core as dc
+
+    found = dc.JitArgumentRegistry.dsl_type_for(annotation)
+    return None if found is None or dtype_of(found) is not None else found
+
+
+def launch_values(value: object, dsl_type: type, info: ValueInfo) -> list[TypedValue] | str:
+    """The DSL values a launch passes for a protocol argument (its DslType's
+    ``__extract_to_ir_values__``), or why it cannot."""
+    import dsl_core as dc
+
+    if not isinstance(value, dsl_type):
+        return f"expected a {dsl_type.__qualname__}, given {type(value).__name__}"
+    try:
+        raw = list(dc.extract_to_ir_values(value))
+    except Exception as err:  # a user's hook
+        return (f"{dsl_type.__qualname__}.__extract_to_ir_values__ failed: "
+                f"{type(err).__name__}: {err}")
+    out = []
+    for item in raw:
+        found = as_dsl_value(item, info)
+        if not isinstance(found, TypedValue):
+            return (f"{dsl_type.__qualname__}.__extract_to_ir_values__ gave {item!r}, "
+                    "not an IR value")
+        out.append(found)
+    return out
 
 
 def leaf_args(arg: ast.arg, count: int) -> list[ast.arg]:
