@@ -69,3 +69,24 @@ def test_a_non_scalar_dc_class_is_still_not_a_dsl_type() -> None:
             def f(p: dc.Storage) -> pl.Tensor[[2], pl.FP32]:
                 return pl.zeros([2], pl.FP32)
         """)
+
+
+@dc.union
+class Bits:
+    i: dc.Int32
+    f: dc.Float32
+
+
+def takes_union(x: pl.Tensor[[2], pl.FP32], u: Bits) -> pl.Tensor[[2], pl.FP32]:
+    return x
+
+
+def test_a_union_parameter_is_refused_at_its_annotation() -> None:
+    import pytest
+
+    from dsl_parser import UnsupportedFeatureError
+
+    with pytest.raises(UnsupportedFeatureError, match=r"parameter 'u': Bits is a @dc.union, "
+                                                      r"which is storage only") as err:
+        pl.parse_function(takes_union)
+    assert "u: Bits" in str(err.value)

@@ -16,7 +16,7 @@ import pytest
 
 import dsl_core as dc
 import dsl_parser.language as pl
-from dsl_parser.errors import ParserError
+from dsl_parser.errors import ParserError, UnsupportedFeatureError
 from dsl_runtime import jit
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "custom_argument.py"
@@ -279,3 +279,31 @@ def test_python_number_annotations_stay_errors() -> None:
     with pytest.raises(TypeError, match=r"parameter 'n' has annotation <class 'int'>; expected "
                                         r"pl.Tensor\[...\], pl.Scalar\[...\], a dsl-core scalar"):
         jit(f)
+
+
+@dc.union
+class Bits:
+    i: dc.Int32
+    f: dc.Float32
+
+
+def test_a_union_parameter_is_a_clear_error() -> None:
+    def f(x: pl.Tensor[[2], pl.FP32], u: Bits) -> pl.Tensor[[2], pl.FP32]:
+        return x
+
+    with pytest.raises(TypeError, match=r"parameter 'u' is a @dc.union \(Bits\), which is "
+                                        r"storage only"):
+        jit(f)
+    x = np.zeros(2, np.float32)
+    with pytest.raises(UnsupportedFeatureError, match=r"parameter 'u': Bits is a @dc.union"):
+        launches_union(x)
+
+
+@pl.kernel
+def takes_bits(u: Bits, x: pl.Tensor[[2], pl.FP32]):
+    pass
+
+
+@jit
+def launches_union(x: pl.Tensor[[2], pl.FP32]):
+    takes_bits(1, x).launch(grid=(1,), block=(1,))

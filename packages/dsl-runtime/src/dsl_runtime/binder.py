@@ -26,7 +26,7 @@ def _leaf_exprs(cls: type, base: str) -> list[str]:
             continue
         if not f.name.isidentifier():  # declared fields always are; never generate otherwise
             raise ValueError(f"struct {cls.__qualname__}: field name {f.name!r}")
-        if hasattr(f.value_type, "__dsl_fields__"):
+        if getattr(f.value_type, "__dsl_kind__", None) == "struct":
             out.extend(_leaf_exprs(f.value_type, f"{base}.{f.name}"))
         else:
             out.append(f"{base}.{f.name}.value")

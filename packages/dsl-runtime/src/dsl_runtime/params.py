@@ -35,8 +35,13 @@ class ParamSpec:
 def _kind(name: str, annotation: Any, where: str) -> Kind:
     if isinstance(annotation, type) and issubclass(annotation, dc.Constexpr):
         return "constexpr"
-    if isinstance(annotation, type) and hasattr(annotation, "__dsl_fields__"):
+    composite = getattr(annotation, "__dsl_kind__", None) if isinstance(annotation, type) else None
+    if composite == "struct":
         return "struct"
+    if composite == "union":
+        raise TypeError(f"{where}: parameter '{name}' is a @dc.union ({annotation.__name__}), "
+                        "which is storage only (it has no IR value to pass); pass the member "
+                        "you need, or a @dc.struct")
     if _is_stream(annotation):
         return "stream"
     shape = getattr(annotation, "shape", inspect.Parameter.empty)

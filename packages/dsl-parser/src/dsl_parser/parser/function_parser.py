@@ -43,7 +43,7 @@ from .returns import hoist_returns
 from .scopes import ScopeManager
 from .source import SourceTracker
 from .state import FUNCTION, HOST, KERNEL, Callee, KernelTable, ParserState, StreamValue, Symbols
-from .structs import construct, is_struct, leaf_args, leaves
+from .structs import construct, is_struct, leaf_args, leaves, union_problem
 from .type_resolver import as_type
 
 #: The module attribute that marks a module holding a ``gpu.module``.
@@ -199,6 +199,9 @@ class FunctionParser:
                                  "given at compile time",
                                  hint=f"pass overrides={{'{arg.arg}': pl.ConstValue(...)}} "
                                       "(@jit does this from the argument)")
+        problem = union_problem(annotation, arg.arg)
+        if problem is not None:
+            self.state.src.error(arg.annotation or arg, UnsupportedFeatureError, problem)
         if not is_struct(annotation):
             return [(arg, self._param_type(arg))]
         found = leaves(annotation, (arg.arg,))

@@ -20,7 +20,7 @@ from .annotations import annotation_object, is_constexpr, is_stream
 from .evaluator import MISSING, Evaluator
 from .protocol_params import protocol_type
 from .source import SourceTracker
-from .structs import is_struct
+from .structs import is_struct, union_problem
 from .type_resolver import TypeResolver, as_type
 
 TENSOR, SCALAR, CONSTEXPR, STRUCT, PROTOCOL = "tensor", "scalar", "constexpr", "struct", "protocol"
@@ -79,6 +79,9 @@ def _param(kernel: str, arg: ast.arg, src: SourceTracker, resolver: TypeResolver
         src.error(where, UnsupportedFeatureError,
                   f"parameter '{arg.arg}': a @pl.kernel cannot take a dc.Stream",
                   hint="pass the stream to .launch(stream=...) in the host function")
+    problem = union_problem(obj, arg.arg)
+    if problem is not None:
+        src.error(where, UnsupportedFeatureError, problem)
     if is_struct(obj):
         return KernelParam(arg.arg, STRUCT, arg, annotation=obj)
     t = as_type(obj)

@@ -19,7 +19,15 @@ from ..types import ScalarType, dtype_of
 
 
 def is_struct(annotation: object) -> bool:
-    return isinstance(annotation, type) and hasattr(annotation, "__dsl_fields__")
+    return isinstance(annotation, type) and getattr(annotation, "__dsl_kind__", None) == "struct"
+
+
+def union_problem(annotation: object, name: str) -> str | None:
+    """Why a ``@dc.union`` cannot be parameter ``name`` (None for anything else)."""
+    if not (isinstance(annotation, type) and getattr(annotation, "__dsl_kind__", None) == "union"):
+        return None
+    return (f"parameter '{name}': {annotation.__name__} is a @dc.union, which is storage only "
+            "(it has no IR value to pass); pass the member you need, or a @dc.struct")
 
 
 @dataclass(frozen=True)
