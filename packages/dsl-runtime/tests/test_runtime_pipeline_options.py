@@ -37,7 +37,7 @@ CHILD = textwrap.dedent("""
 
 
 @pytest.mark.parametrize(("options", "backend", "message"), [
-    ('{"vector_size": 32}', "cpu", "no option vector_size; did you mean vector-size"),
+    ('{"vector_sise": 32}', "cpu", "no option vector-sise; did you mean vector-size"),
     ('{"matmul-tile-sizes": "4096,4096,4096"}', "cpu", "matmul-tile-sizes must be at most 64,256,64"),
     ('{"chip": ""}', "nvptx", "chip must be an NVIDIA architecture such as sm_80 or sm_90a, got ''"),
     ('{"opt-level": 9}', "nvptx", "opt-level must be in 0..3, got 9"),
@@ -51,3 +51,18 @@ def test_bad_pipeline_options_raise_with_the_reason(tmp_path: Path, options: str
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.startswith("RAISED"), proc.stdout
     assert message in proc.stdout, proc.stdout
+
+
+def test_compile_options_are_checked_with_the_users_spelling() -> None:
+    from dsl_runtime import jit
+    from dsl_runtime.options import CompileOptions
+
+    with pytest.raises(TypeError, match=r"unknown compile option 'opt_levl'; the options are: "
+                                        r"backend, boundscheck, llvm_passes, opt_level, "):
+        jit(opt_levl=2)
+    with pytest.raises(ValueError, match=r"^invalid compile option: opt_level: Input should be "
+                                         r"less than or equal to 3 \(got 5\)$") as err:
+        CompileOptions(opt_level=5)
+    assert "pydantic" not in str(err.value)
+    assert CompileOptions(pipeline_options={"vector_size": 8}).pipeline_options == {
+        "vector-size": 8}  # Python-style names are the pipeline's

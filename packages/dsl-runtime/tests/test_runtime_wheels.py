@@ -98,6 +98,14 @@ def _absent(py: Path, *modules: str) -> None:
     assert _ok([py, "-c", code]).strip() == "[]"
 
 
+def test_every_wheel_is_typed(wheels: Path) -> None:
+    import zipfile
+
+    for name in ("dsl_core", "dsl_mlir", "dsl_parser", "dsl_runtime"):
+        (wheel,) = wheels.glob(f"{name}-*.whl")
+        assert f"{name}/py.typed" in zipfile.ZipFile(wheel).namelist(), wheel.name
+
+
 def test_dsl_core_alone_imports_and_passes_its_tests(wheels: Path) -> None:
     py = _venv("core", wheels, ["dsl-core"], ["pytest", "hypothesis", "numpy", "packaging"])
     assert {"dsl-core"} == {d for d in _installed(py) if d.startswith("dsl")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from . import knobs
 
@@ -12,6 +12,12 @@ from . import knobs
 #: everywhere) or ``nvptx`` (PTX launched through the CUDA driver).
 Backend = Literal["cpu", "nvptx"]
 _PIPELINES: dict[str, str] = {"cpu": "dsl-to-llvm-cpu", "nvptx": "dsl-to-llvm-nvptx"}
+
+
+def _describe(error: Any) -> str:
+    msg = str(error["msg"]).removeprefix("Value error, ")
+    where = ".".join(str(p) for p in error["loc"])
+    return f"{where}: {msg} (got {error.get('input')!r})" if where else msg
 
 
 class CompileOptions(BaseModel):
@@ -38,6 +44,30 @@ class CompileOptions(BaseModel):
     #: environment variable ``DSL_BOUNDSCHECK`` (``1`` turns it on) on the cpu backend,
     #: else off. The cpu backend only (docs/kernels.md).
     boundscheck: bool = False
+
+    def __init__(self, **fields: Any) -> None:
+        try:
+            super().__init__(**fields)
+        except ValidationError as err:  # our message, without pydantic's web link
+            raise ValueError("invalid compile option: " + "; ".join(
+                _describe(e) for e in err.errors())) from None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names_and_spellings(cls, data: Any) -> Any:
+        """TypeError naming an unknown option and the valid ones; pipeline option names
+        may be written Python-style (``vector_size`` is ``vector-size``)."""
+        if not isinstance(data, dict):
+            return data
+        unknown = [k for k in data if k not in cls.model_fields]
+        if unknown:
+            raise TypeError(f"unknown compile option {unknown[0]!r}; the options are: "
+                            f"{', '.join(sorted(cls.model_fields))}")
+        given = data.get("pipeline_options")
+        if isinstance(given, dict):
+            data = {**data, "pipeline_options": {str(k).replace("_", "-"): v
+                                                 for k, v in given.items()}}
+        return data
 
     @model_validator(mode="before")
     @classmethod
