@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import scalar_casts
+from .. import scalar_casts, scalar_math
 from .._mlir import Value, dsl, ir
 from ..types import (
     BOOL,
@@ -63,16 +63,36 @@ def _binary(name: str, op_class: Callable[..., object], what: str,
         f"Elementwise {what}; operands broadcast as in numpy, either may be a scalar.")
 
 
-def _unary(name: str, op_class: Callable[..., object], what: str, floats: bool) -> OpRule:
+def _unary(name: str, op_class: Callable[..., object], what: str, floats: bool,
+           scalars: bool = False) -> OpRule:
+    """``pl.<name>(x)`` of a tensor (``dsl.<name>``), and with ``scalars`` of a scalar value
+    too (the ``math`` dialect: ``scalar_math``; kernels use this form)."""
+    tensor_emit = _emit_unary(op_class, lambda x, t: _sign(x.dtype))
+
     def infer(call: OpCall) -> PlType:
+        x = call["x"]
+        if isinstance(x, TypedValue) and not x.is_tensor:
+            if not scalars:
+                call.fail("x", f"must be a tensor, got {x.type}")
+            if floats and not x.dtype.is_float:
+                call.fail("x", f"takes a float scalar, got {x.type}")
+            return x.type
         t = _tensor(call, "x")
         if floats:
             _floats_only(call, t)
         return t
 
-    return OpRule(name, f"dsl.{name}", (Param("x", Arg.TENSOR),), infer,
-                  _emit_unary(op_class, lambda x, t: _sign(x.dtype)),
-                  lambda s: f"pl.{name}({s.operand(0)})", f"Elementwise {what}.")
+    def emit(call: OpCall, t: PlType) -> Value:
+        x = call["x"]
+        assert isinstance(x, TypedValue)
+        if x.is_tensor:
+            return tensor_emit(call, t)
+        return scalar_math.emit(name, x.value, x.dtype, call.ctx.loc, call.ctx.ip)
+
+    kind = Arg.TENSOR_OR_SCALAR if scalars else Arg.TENSOR
+    return OpRule(name, f"dsl.{name}", (Param("x", kind),), infer, emit,
+                  lambda s: f"pl.{name}({s.operand(0)})",
+                  f"Elementwise {what}" + ("; of a scalar value too." if scalars else "."))
 
 
 PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -235,12 +255,12 @@ RULES: tuple[OpRule, ...] = (
     _binary("maximum", dsl.MaximumOp, "maximum (NaN-propagating)"),
     _binary("minimum", dsl.MinimumOp, "minimum (NaN-propagating)"),
     _binary("pow", dsl.PowOp, "power lhs ** rhs, floats only", floats=True),
-    _unary("exp", dsl.ExpOp, "e ** x, floats only", True),
-    _unary("log", dsl.LogOp, "natural logarithm, floats only", True),
-    _unary("sqrt", dsl.SqrtOp, "square root, floats only", True),
-    _unary("rsqrt", dsl.RsqrtOp, "1 / sqrt(x), floats only", True),
-    _unary("tanh", dsl.TanhOp, "hyperbolic tangent, floats only", True),
-    _unary("abs", dsl.AbsOp, "absolute value", False),
+    _unary("exp", dsl.ExpOp, "e ** x, floats only", True, scalars=True),
+    _unary("log", dsl.LogOp, "natural logarithm, floats only", True, scalars=True),
+    _unary("sqrt", dsl.SqrtOp, "square root, floats only", True, scalars=True),
+    _unary("rsqrt", dsl.RsqrtOp, "1 / sqrt(x), floats only", True, scalars=True),
+    _unary("tanh", dsl.TanhOp, "hyperbolic tangent, floats only", True, scalars=True),
+    _unary("abs", dsl.AbsOp, "absolute value", False, scalars=True),
     _unary("neg", dsl.NegOp, "negation", False),
     _unary("relu", dsl.ReluOp, "maximum(x, 0)", False),
     *(_compare(name) for name in PREDICATES),

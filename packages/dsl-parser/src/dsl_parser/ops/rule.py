@@ -22,6 +22,7 @@ class Arg(Enum):
     """How an argument is checked before the rule sees it."""
 
     TENSOR = "a tensor"
+    TENSOR_OR_SCALAR = "a tensor or a scalar value"
     OPERAND = "a tensor, a scalar or a number"
     VALUE = "a scalar or a number"
     SHAPE = "a list of sizes"

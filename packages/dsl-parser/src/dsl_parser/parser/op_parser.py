@@ -19,8 +19,9 @@ from .state import FUNCTION, HOST, ParserState, _describe
 
 #: The op-table entries that kernels and host functions may use (scalar ops).
 SCALAR_OPS = frozenset({"const"})
-#: Entries they may use on a scalar first argument (``pl.cast(i, pl.INT32)``).
-SCALAR_FORMS = frozenset({"cast"})
+#: Entries they may use on a scalar first argument (``pl.cast(i, pl.INT32)``,
+#: ``pl.exp(v)``: see ``scalar_math``).
+SCALAR_FORMS = frozenset({"cast", "exp", "log", "sqrt", "rsqrt", "tanh", "abs"})
 
 
 def _scalar_form(rule: OpRule, args: Sequence[object], kwargs: dict[str, object]) -> bool:
@@ -171,6 +172,7 @@ def _shape(value: object) -> tuple[bool, object]:
 
 _CHECKS: dict[Arg, Callable[[object], tuple[bool, object]]] = {
     Arg.TENSOR: lambda v: (isinstance(v, TypedValue) and v.is_tensor, v),
+    Arg.TENSOR_OR_SCALAR: lambda v: (isinstance(v, TypedValue), v),
     Arg.OPERAND: lambda v: (isinstance(v, TypedValue) or is_literal(v), v),
     Arg.VALUE: lambda v: ((isinstance(v, TypedValue) and not v.is_tensor) or is_literal(v), v),
     Arg.SHAPE: _shape,

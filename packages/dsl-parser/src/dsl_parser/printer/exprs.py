@@ -14,6 +14,7 @@ from .._mlir import DYNAMIC_SIZE, Operation, Value, ir
 from ..floats import float_literal, read_float_attr
 from ..ops import BY_MLIR_NAME
 from ..scalar_casts import PRINT_CASTS
+from ..scalar_math import PRINT_UNARY
 from ..scalar_ops import (
     PREC_AND,
     PREC_ATOM,
@@ -113,6 +114,8 @@ class ExprPrinter:
         if name in PRINT_CASTS:  # a scalar pl.cast
             dtype = self.type_of(op.results[0]).dtype
             return f"pl.cast({self.text(op.operands[0])}, target_type={dtype!r})", PREC_ATOM
+        if name in PRINT_UNARY:  # pl.exp(v), pl.abs(v), ... of a scalar
+            return f"{PRINT_UNARY[name]}({self.text(op.operands[0])})", PREC_ATOM
         if name in PRINT_CALLS:  # pl.ceil_div(a, b), pl.min(a, b), pl.max(a, b)
             (lt, _), (rt, _) = self._operands(op)
             return f"{PRINT_CALLS[name]}({lt}, {rt})", PREC_ATOM
