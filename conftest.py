@@ -36,6 +36,14 @@ def pytest_report_header(config: Any) -> str:
     return f"ptxas: {PTXAS} ({version}); every PTX is assembled for its target, {', '.join(ARCHS)}"
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The ptxas line again at the end (``-q`` runs, as ``make test``, print no header)."""
+    line = pytest_report_header(terminalreporter.config)
+    if PTXAS is not None:
+        line += f"; {len(_ASSEMBLED)} distinct PTX assembled without error"
+    terminalreporter.write_line(line)
+
+
 def targets(ptx: str) -> list[str]:
     """The architectures to assemble ``ptx`` for: its ``.target`` and those of ARCHS it
     runs on (same or newer, unless it uses arch-specific ``a`` features)."""
