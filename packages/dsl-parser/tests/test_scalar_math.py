@@ -65,3 +65,48 @@ def test_errors_name_the_op_and_the_argument(fn: object, message: str) -> None:
     with pytest.raises(ParserTypeError) as err:
         pl.parse_function(fn)
     assert message in str(err.value)
+
+
+def trig(a: pl.Scalar[pl.FP64], b: pl.Scalar[pl.FP16], c: pl.Scalar[pl.INT32],
+         y: pl.Tensor[[2], pl.FP64]) -> pl.Tensor[[2], pl.FP64]:
+    s = pl.fma(pl.sin(a), pl.cos(a), pl.floor(a) + pl.ceil(a))
+    t = pl.cast(pl.sin(b), pl.FP64)
+    u = pl.cast(pl.select(c > 0, c, 0), pl.FP64)
+    return pl.mul(y, s + t + u)
+
+
+def sin_of_tensor(y: pl.Tensor[[2], pl.FP32]) -> pl.Tensor[[2], pl.FP32]:
+    return pl.sin(y)
+
+
+def fma_mixed(a: pl.Scalar[pl.FP32], b: pl.Scalar[pl.FP64],
+              y: pl.Tensor[[2], pl.FP32]) -> pl.Tensor[[2], pl.FP32]:
+    return pl.mul(y, pl.fma(a, a, b))
+
+
+def select_literals(c: pl.Scalar[pl.BOOL], y: pl.Tensor[[2], pl.FP32]) -> pl.Tensor[[2], pl.FP32]:
+    return pl.mul(y, pl.select(c, 1.0, 2.0))
+
+
+def test_scalar_only_math_and_scalar_select() -> None:
+    ops = _ops(trig)
+    for name in ("math.sin", "math.cos", "math.floor", "math.ceil", "math.fma", "arith.select"):
+        assert name in ops, name
+    assert ops.count("math.sin") == 2 and "arith.extf" in ops  # FP16 in FP32
+    f = pl.parse_function(trig)
+    text = f.as_python()
+    assert "pl.fma(pl.sin(a), pl.cos(a), pl.floor(a) + pl.ceil(a))" in text
+    assert "pl.select(c > 0, c, 0)" in text
+    assert structural_equal(pl.parse(text), f)
+
+
+@pytest.mark.parametrize(("fn", "message"), [
+    (sin_of_tensor, "pl.sin: takes float scalar values, got pl.Tensor[[2], pl.FP32]"),
+    (fma_mixed, "pl.fma: operands have different types: pl.Scalar[pl.FP32] and "
+                "pl.Scalar[pl.FP64]"),
+    (select_literals, "pl.select: at least one of a and b must be a tensor or a scalar value"),
+])
+def test_scalar_only_math_errors(fn: object, message: str) -> None:
+    with pytest.raises(ParserTypeError) as err:
+        pl.parse_function(fn)
+    assert message in str(err.value)

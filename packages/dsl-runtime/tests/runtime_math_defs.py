@@ -37,3 +37,34 @@ def iabs(x: pl.Tensor[[N], pl.INT32], u: pl.Tensor[[N], pl.UINT8], y: pl.Tensor[
 def host_iabs(x: pl.Tensor[[N], pl.INT32], u: pl.Tensor[[N], pl.UINT8],
               y: pl.Tensor[[N], pl.INT32]):
     iabs(x, u, y).launch(grid=(pl.ceil_div(x.shape[0], 32),), block=(32,))
+
+
+def _make_more(dtype: object) -> object:
+    @pl.kernel
+    def k(x: pl.Tensor[[N], dtype], y: pl.Tensor[[N], dtype]):  # type: ignore[valid-type]
+        i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+        if i < x.shape[0]:
+            v = x[i]
+            w = pl.fma(pl.sin(v), pl.cos(v), pl.floor(v) + pl.ceil(v))
+            y[i] = pl.select(v > 0.0, w, -w)
+
+    def host(x: pl.Tensor[[N], dtype], y: pl.Tensor[[N], dtype]):  # type: ignore[valid-type]
+        k(x, y).launch(grid=(pl.ceil_div(x.shape[0], 32),), block=(32,))
+
+    return host
+
+
+MORE32, MORE64 = _make_more(pl.FP32), _make_more(pl.FP64)
+
+
+@pl.kernel
+def fma_k(a: pl.Tensor[[N], pl.FP32], b: pl.Tensor[[N], pl.FP32], c: pl.Tensor[[N], pl.FP32],
+          y: pl.Tensor[[N], pl.FP32]):
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if i < a.shape[0]:
+        y[i] = pl.fma(a[i], b[i], c[i])
+
+
+def host_fma(a: pl.Tensor[[N], pl.FP32], b: pl.Tensor[[N], pl.FP32],
+             c: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32]):
+    fma_k(a, b, c, y).launch(grid=(pl.ceil_div(a.shape[0], 64),), block=(64,))

@@ -90,3 +90,39 @@ def test_the_nvptx_build_has_the_math_inline() -> None:
     ptx = jit(d.HOST32).ptx(x, np.zeros_like(x))
     assert ".entry k(" in ptx
     assert "call" not in ptx.split(".entry", 1)[1]  # no libdevice calls: PTX instructions
+
+
+@pytest.mark.parametrize(("host", "dtype", "tol"), [
+    (d.MORE64, np.float64, 1e-12), (d.MORE32, np.float32, 2e-6)])
+def test_sin_cos_floor_ceil_fma_select(host: object, dtype: type, tol: float) -> None:
+    x = np.linspace(-4, 4, 81).astype(dtype)
+    w = np.sin(x.astype(np.float64)) * np.cos(x.astype(np.float64)) + np.floor(x) + np.ceil(x)
+    want = np.where(x > 0, w, -w)
+    outs = {}
+    for backend in ("cpu", "interpret"):
+        y = np.full_like(x, np.nan)
+        jit(host, backend=backend)(x, y)
+        outs[backend] = y
+    np.testing.assert_allclose(outs["cpu"], want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(outs["interpret"], want, rtol=tol, atol=tol)
+
+
+def test_fma_rounds_once_in_compiled_code_and_in_the_interpreter() -> None:
+    rng = np.random.default_rng(11)
+    a, b, c = (rng.standard_normal(256).astype(np.float32) for _ in range(3))
+    c[:64] = -(a[:64].astype(np.float64) * b[:64]).astype(np.float32)  # cancellation
+    results = {}
+    for backend in ("cpu", "interpret"):
+        y = np.zeros(256, np.float32)
+        jit(d.host_fma, backend=backend)(a, b, c, y)
+        results[backend] = y
+    from fractions import Fraction
+
+    exact = [Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r))
+             for p, q, r in zip(a, b, c)]
+    for y in results.values():  # within half a unit of the last place of the exact value
+        for got, want in zip(y, exact):
+            ulp = float(np.spacing(np.float32(abs(float(want))) or np.float32(1e-45)))
+            assert abs(Fraction(float(got)) - want) <= Fraction(ulp) / 2
+    np.testing.assert_array_equal(results["cpu"].view(np.uint32),
+                                  results["interpret"].view(np.uint32))

@@ -1,4 +1,5 @@
-"""Unary math on scalars: ``pl.exp(v)``, ``pl.sqrt(v)``, ... where ``v`` is a scalar value.
+"""Math on scalar values: ``pl.exp(v)``, ``pl.sqrt(v)``, ... (also ops on tensors) and the
+scalar-only ``pl.sin``, ``pl.cos``, ``pl.floor``, ``pl.ceil``, ``pl.fma(a, b, c)``.
 
 They emit the ``math`` dialect's op on the scalar (``math.exp %v : f32``); both
 pipelines lower it (CPU: polynomial approximations or libm-free code; NVPTX: PTX
@@ -29,12 +30,20 @@ def _math_op(op_name: str, value: Value, loc: Any, ip: Any) -> Value:
     return op.result
 
 
+def emit_wide(op_name: str, values: list[Value], dtype: DType, loc: Any, ip: Any) -> Value:
+    """``math.<op_name>`` of float scalars of ``dtype`` (FP16/BF16 computed in FP32)."""
+    if dtype.bits < 32:
+        wide = [arith.ExtFOp(FP32.to_mlir(), v, loc=loc, ip=ip).result for v in values]
+        op = ir.Operation.create(f"math.{op_name}", results=[wide[0].type], operands=wide,
+                                 loc=loc, ip=ip)
+        return arith.TruncFOp(values[0].type, op.result, loc=loc, ip=ip).result
+    op = ir.Operation.create(f"math.{op_name}", results=[values[0].type], operands=values,
+                             loc=loc, ip=ip)
+    return op.result
+
+
 def emit(name: str, value: Value, dtype: DType, loc: Any, ip: Any) -> Value:
     """``pl.<name>`` of a scalar ``value`` of ``dtype`` (checked by the op's inference)."""
     if name == "abs" and not dtype.is_float:
         return _math_op("absi", value, loc, ip) if dtype.kind in ("int", "index") else value
-    if dtype.bits < 32:  # FP16 / BF16: in FP32, rounded back
-        wide = arith.ExtFOp(FP32.to_mlir(), value, loc=loc, ip=ip).result
-        result = _math_op(FLOAT_OPS[name], wide, loc, ip)
-        return arith.TruncFOp(value.type, result, loc=loc, ip=ip).result
-    return _math_op(FLOAT_OPS[name], value, loc, ip)
+    return emit_wide(FLOAT_OPS[name], [value], dtype, loc, ip)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import scalar_casts, scalar_math
-from .._mlir import Value, dsl, ir
+from .._mlir import Value, arith, dsl, ir
 from ..types import (
     BOOL,
     DType,
@@ -124,8 +124,9 @@ def _spell_cmp(s: Spelling) -> str:
 
 
 def _infer_select(call: OpCall) -> PlType:
-    if not any(isinstance(v := call[n], TypedValue) and v.is_tensor for n in ("cond", "a", "b")):
-        call.fail(None, "at least one operand must be a tensor")
+    tensors = any(isinstance(v := call[n], TypedValue) and v.is_tensor for n in ("cond", "a", "b"))
+    if not tensors and not any(isinstance(call[n], TypedValue) for n in ("a", "b")):
+        call.fail(None, "at least one of a and b must be a tensor or a scalar value")
     cond = call["cond"]
     if isinstance(cond, TypedValue):
         if cond.dtype != BOOL:
@@ -133,14 +134,17 @@ def _infer_select(call: OpCall) -> PlType:
     elif not isinstance(cond, bool):
         call.fail("cond", f"the condition must be BOOL, got {cond!r}")
     dtype = _element_dtype(call, ("a", "b"))
+    if not tensors:  # scalars: arith.select (kernels use this form)
+        return ScalarType(dtype)
     return TensorType(_common_shape(call, ("cond", "a", "b")), dtype)
 
 
 def _emit_select(call: OpCall, t: PlType) -> Value:
-    assert isinstance(t, TensorType)
     ctx = call.ctx
     cond = _operand_value(call, "cond", BOOL)
     a, b = _operand_value(call, "a", t.dtype), _operand_value(call, "b", t.dtype)
+    if isinstance(t, ScalarType):
+        return arith.SelectOp(cond, a, b, loc=ctx.loc, ip=ctx.ip).result
     return dsl.SelectOp(ctx.mlir_type(t), cond, a, b, loc=ctx.loc, ip=ctx.ip).result
 
 

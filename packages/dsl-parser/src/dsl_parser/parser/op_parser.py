@@ -18,17 +18,21 @@ from ..values import TypedValue, is_literal
 from .state import FUNCTION, HOST, ParserState, _describe
 
 #: The op-table entries that kernels and host functions may use (scalar ops).
-SCALAR_OPS = frozenset({"const"})
+SCALAR_OPS = frozenset({"const", "sin", "cos", "floor", "ceil", "fma"})
 #: Entries they may use on a scalar first argument (``pl.cast(i, pl.INT32)``,
 #: ``pl.exp(v)``: see ``scalar_math``).
-SCALAR_FORMS = frozenset({"cast", "exp", "log", "sqrt", "rsqrt", "tanh", "abs"})
+SCALAR_FORMS = frozenset({"cast", "exp", "log", "sqrt", "rsqrt", "tanh", "abs", "select"})
 
 
 def _scalar_form(rule: OpRule, args: Sequence[object], kwargs: dict[str, object]) -> bool:
     """A call of a ``SCALAR_FORMS`` op whose first argument is a scalar value."""
+    if rule.key not in SCALAR_FORMS:
+        return False
+    given = [*args, *kwargs.values()]
+    if rule.key == "select":  # pl.select(cond, a, b) of scalars: no operand is a tensor
+        return not any(isinstance(v, TypedValue) and v.is_tensor for v in given)
     first = args[0] if args else kwargs.get(rule.params[0].name)
-    scalar = isinstance(first, Dynamic) or (isinstance(first, TypedValue) and not first.is_tensor)
-    return rule.key in SCALAR_FORMS and scalar
+    return isinstance(first, Dynamic) or (isinstance(first, TypedValue) and not first.is_tensor)
 
 
 class OpParser:

@@ -114,6 +114,11 @@ class ExprPrinter:
         if name in PRINT_CASTS:  # a scalar pl.cast
             dtype = self.type_of(op.results[0]).dtype
             return f"pl.cast({self.text(op.operands[0])}, target_type={dtype!r})", PREC_ATOM
+        if name == "arith.select":  # pl.select of scalars
+            dtype = self.type_of(op.results[0]).dtype
+            c = self.text(op.operands[0], BOOL)
+            a, b = self.text(op.operands[1], dtype), self.text(op.operands[2], dtype)
+            return f"pl.select({c}, {a}, {b})", PREC_ATOM
         if name in PRINT_UNARY:  # pl.exp(v), pl.abs(v), ... of a scalar
             return f"{PRINT_UNARY[name]}({self.text(op.operands[0])})", PREC_ATOM
         if name in PRINT_CALLS:  # pl.ceil_div(a, b), pl.min(a, b), pl.max(a, b)
