@@ -80,3 +80,26 @@ def test_errors_have_exit_codes(_isolated_cache: Path, tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "bad_kernel.py:3" in proc.stderr and "no_such_op" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_an_mlir_file_is_a_usage_error_not_an_assertion(_isolated_cache: Path,
+                                                         tmp_path: Path) -> None:
+    text = tmp_path / "k.mlir"
+    text.write_text("func.func @f() { return }\n")
+    proc = dsl("compile", f"{text}::f", cache_dir=_isolated_cache)
+    assert proc.returncode == 2
+    assert "is not a Python file" in proc.stderr and "dsl-opt" in proc.stderr
+    assert "AssertionError" not in proc.stderr
+
+
+def test_the_files_prints_go_to_stderr_not_into_the_ir(_isolated_cache: Path,
+                                                       tmp_path: Path) -> None:
+    source = tmp_path / "noisy.py"
+    source.write_text("import dsl_parser.language as pl\n"
+                      "print('hello from the user')\n"
+                      "def f(x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:\n"
+                      "    return pl.add(x, x)\n")
+    proc = dsl("compile", f"{source}::f", "--emit", "dsl", cache_dir=_isolated_cache)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.lstrip().startswith("module") and "hello" not in proc.stdout
+    assert "hello from the user" in proc.stderr

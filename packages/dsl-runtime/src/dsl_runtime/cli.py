@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import re
@@ -40,10 +41,13 @@ def load_target(spec: str) -> Any:
     if not path.is_file():
         raise UsageError(f"no such file: {file}")
     mod_spec = importlib.util.spec_from_file_location(f"_dsl_cli_{path.stem}", path)
-    assert mod_spec is not None and mod_spec.loader is not None
+    if mod_spec is None or mod_spec.loader is None:
+        raise UsageError(f"{file} is not a Python file: FILE::FUNC names a function of a .py "
+                         "file (for MLIR text use dsl-opt, e.g. dsl-opt k.mlir --dsl-to-llvm-cpu)")
     module = importlib.util.module_from_spec(mod_spec)
     sys.modules[mod_spec.name] = module
-    mod_spec.loader.exec_module(module)
+    with contextlib.redirect_stdout(sys.stderr):  # the file's prints never mix into emitted IR
+        mod_spec.loader.exec_module(module)
     target = getattr(module, func, None)
     if target is None:
         raise UsageError(f"{file} defines no {func!r}")
