@@ -1,18 +1,16 @@
 """Repository-wide test hooks (loaded by ``make test``, whose rootdir is the repository).
 
-Every PTX a test produces in-process (``dsl_mlir.lower`` with an NVPTX pipeline, the
-path of ``@jit(backend="nvptx")``, ``jf.ptx()`` and the dsl-mlir tests) is assembled
-by CUDA's ``ptxas`` after the test, for its own target and for sm_80 and sm_90 where
-the PTX allows (a ``.target sm_90a`` PTX only for itself); an error fails the test.
-No GPU is needed. Without ``ptxas`` on PATH nothing is assembled and the report
-header says so.
+Every PTX a test produces, in its own process or in the subprocesses it starts (every
+``dsl_mlir.lower`` that yields a ``gpu.binary`` writes its PTX into the folder named by
+``DSL_PTX_DUMP_DIR``, which this file sets for the session), is assembled by CUDA's
+``ptxas`` after the test, for its own target and for sm_80 and sm_90 where the PTX
+allows (a ``.target sm_90a`` PTX only for itself); an error fails the test. No GPU is
+needed. Without ``ptxas`` on PATH nothing is assembled and the report says so.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -71,35 +69,41 @@ def assemble(ptx: str) -> list[str]:
     return errors
 
 
+def _dump_dir() -> Path | None:
+    """The session's PTX folder (set in the environment, so subprocesses write there too)."""
+    if PTXAS is None:
+        return None
+    given = os.environ.get("DSL_PTX_DUMP_DIR")
+    if given:
+        return Path(given)
+    folder = Path(tempfile.mkdtemp(prefix="dsl-ptx-"))
+    os.environ["DSL_PTX_DUMP_DIR"] = str(folder)
+    return folder
+
+
+DUMP = _dump_dir()
+_OWN_DUMP = DUMP is not None and DUMP.name.startswith("dsl-ptx-")
+
+
+def pytest_sessionfinish(session: Any) -> None:
+    if _OWN_DUMP and DUMP is not None:
+        shutil.rmtree(DUMP, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
-def _ptx_is_assembled(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    if PTXAS is None or importlib.util.find_spec("dsl_mlir") is None:
-        yield
-        return
-    import dsl_mlir
-    from dsl_mlir import gpu
-
-    produced: list[str] = []
-    real = dsl_mlir.lower
-
-    def lower(module: Any, pipeline: str = "dsl-to-llvm-cpu", *args: Any, **kwargs: Any) -> Any:
-        result = real(module, pipeline, *args, **kwargs)
-        if "nvptx" in str(pipeline):
-            with contextlib.suppress(ValueError):  # ValueError: no kernels in the module
-                produced.extend(gpu.ptx_of(result).values())
-        return result
-
-    monkeypatch.setattr(dsl_mlir, "lower", lower)
+def _ptx_is_assembled() -> Iterator[None]:
     yield
+    if DUMP is None or not DUMP.is_dir():
+        return
     problems = []
-    for ptx in produced:
-        digest = hashlib.sha256(ptx.encode()).hexdigest()
-        if digest in _ASSEMBLED:
+    for path in sorted(DUMP.glob("*.ptx")):
+        if path.stem in _ASSEMBLED:
             continue
-        errors = assemble(ptx)
+        errors = assemble(path.read_text())
         if errors:
-            problems += errors
+            problems += [f"{path.name}: {e}" for e in errors]
+            path.unlink()  # reported once, here
         else:
-            _ASSEMBLED.add(digest)
+            _ASSEMBLED.add(path.stem)
     if problems:
         pytest.fail("PTX produced by this test does not assemble:\n" + "\n".join(problems))

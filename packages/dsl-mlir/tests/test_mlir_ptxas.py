@@ -60,3 +60,22 @@ def test_ptxas_errors_are_reported_and_real_ptx_assembles(check: Any) -> None:
     errors = check.assemble(broken)
     assert len(errors) == 2 and errors[0].startswith("ptxas -arch=sm_80: ")
     assert "not_an_instruction" in errors[0] or "syntax error" in errors[0]
+
+
+def test_lowering_writes_its_ptx_where_the_environment_says(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "ptx"
+    monkeypatch.setenv("DSL_PTX_DUMP_DIR", str(folder))
+    with dsl_mlir.context():
+        lowered = dsl_mlir.lower(dsl_mlir.parse_module(VADD), "dsl-to-llvm-nvptx")
+        (ptx,) = gpu.ptx_of(lowered).values()
+        dsl_mlir.lower(dsl_mlir.parse_module(VADD), "dsl-to-llvm-nvptx")  # same PTX: one file
+    import hashlib
+
+    assert [p.name for p in folder.iterdir()] == [hashlib.sha256(ptx.encode()).hexdigest() + ".ptx"]
+    assert (folder / f"{hashlib.sha256(ptx.encode()).hexdigest()}.ptx").read_text() == ptx
+    monkeypatch.delenv("DSL_PTX_DUMP_DIR")
+    other = tmp_path / "unused"
+    with dsl_mlir.context():
+        dsl_mlir.lower(dsl_mlir.parse_module(VADD), "dsl-to-llvm-nvptx", {"chip": "sm_90"})
+    assert not other.exists() and len(list(folder.iterdir())) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
 import os
 import re
 import threading
@@ -344,7 +345,35 @@ def lower(
     finally:
         if dump_dir is not None:
             module.context.enable_multithreading(True)
+    _keep_ptx(target)
     return target
+
+
+#: A folder where every lowering writes the PTX it produced (``<sha256>.ptx``), for test
+#: harnesses that check it with ptxas (the repository's conftest.py sets it, so that
+#: subprocesses are covered too). Unset: nothing is written.
+PTX_DUMP_ENV = "DSL_PTX_DUMP_DIR"
+
+
+def _keep_ptx(module: ir.Module) -> None:
+    folder = os.environ.get(PTX_DUMP_ENV)
+    if not folder or "gpu.binary" not in _op_names(module):
+        return
+    from .gpu import ptx_of
+
+    os.makedirs(folder, exist_ok=True)
+    for text in ptx_of(module).values():
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        path = os.path.join(folder, f"{digest}.ptx")
+        if not os.path.exists(path):
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w") as out:
+                out.write(text)
+            os.replace(tmp, path)  # atomic: a reader never sees half a file
+
+
+def _op_names(module: ir.Module) -> set[str]:
+    return {op.operation.name for op in module.body.operations}
 
 
 def _copy(module: ir.Module) -> ir.Module:
