@@ -197,6 +197,9 @@ def test_registry_dsl_type_for() -> None:
     assert reg.dsl_type_for(int) is dc.Int32 and reg.dsl_type_for(dc.Int32) is dc.Int32
     assert reg.dsl_type_for(Pair) is Pair  # native
     assert reg.dsl_type_for(str) is None and reg.dsl_type_for("Pair") is None
+    # as a parameter's annotation, a scalar DslType is a scalar, not a protocol argument
+    assert reg.parameter_type(int) is None and reg.parameter_type(dc.Int32) is None
+    assert reg.parameter_type(Pair) is Pair and reg.parameter_type(str) is None
 
 
 def test_dc_scalar_annotations_in_jit_functions() -> None:

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from ._util import type_name
 from .capabilities import supports, why_not
+from .dtypes import DType
 from .scalars import Boolean, Float32, Int32
 
 Adapter = Callable[[Any], Any]
@@ -109,6 +110,16 @@ class JitArgumentRegistry:
         if any(r.dsl_type is annotation for r in cls._entries.values()):
             return annotation
         return annotation if cls.is_native(annotation) else None
+
+    @classmethod
+    def parameter_type(cls, annotation: Any) -> type | None:
+        """The DslType a parameter annotated ``annotation`` takes as a *protocol* parameter
+        (dsl-parser and dsl-runtime ask this): :meth:`dsl_type_for`, except scalars. A
+        scalar DslType (one with a ``dtype``) is a scalar annotation instead, and ``int``,
+        ``float`` and ``bool`` (registered as Int32, Float32, Boolean) name no width."""
+        found = cls.dsl_type_for(annotation)
+        return None if found is None or isinstance(getattr(found, "dtype", None), DType) \
+            else found
 
     @classmethod
     def adapt(cls, value: Any) -> tuple[Any, type]:

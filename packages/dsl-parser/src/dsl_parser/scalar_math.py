@@ -24,26 +24,23 @@ PRINT_UNARY = {f"math.{op}": f"pl.{name}" for name, op in FLOAT_OPS.items()} | {
     "math.absi": "pl.abs"}
 
 
-def _math_op(op_name: str, value: Value, loc: Any, ip: Any) -> Value:
-    op = ir.Operation.create(f"math.{op_name}", results=[value.type], operands=[value],
+def _math_op(op_name: str, values: list[Value], loc: Any, ip: Any) -> Value:
+    op = ir.Operation.create(f"math.{op_name}", results=[values[0].type], operands=values,
                              loc=loc, ip=ip)
     return op.result
 
 
 def emit_wide(op_name: str, values: list[Value], dtype: DType, loc: Any, ip: Any) -> Value:
     """``math.<op_name>`` of float scalars of ``dtype`` (FP16/BF16 computed in FP32)."""
-    if dtype.bits < 32:
-        wide = [arith.ExtFOp(FP32.to_mlir(), v, loc=loc, ip=ip).result for v in values]
-        op = ir.Operation.create(f"math.{op_name}", results=[wide[0].type], operands=wide,
-                                 loc=loc, ip=ip)
-        return arith.TruncFOp(values[0].type, op.result, loc=loc, ip=ip).result
-    op = ir.Operation.create(f"math.{op_name}", results=[values[0].type], operands=values,
-                             loc=loc, ip=ip)
-    return op.result
+    if dtype.bits >= 32:
+        return _math_op(op_name, values, loc, ip)
+    wide = [arith.ExtFOp(FP32.to_mlir(), v, loc=loc, ip=ip).result for v in values]
+    return arith.TruncFOp(values[0].type, _math_op(op_name, wide, loc, ip), loc=loc,
+                          ip=ip).result
 
 
 def emit(name: str, value: Value, dtype: DType, loc: Any, ip: Any) -> Value:
     """``pl.<name>`` of a scalar ``value`` of ``dtype`` (checked by the op's inference)."""
     if name == "abs" and not dtype.is_float:
-        return _math_op("absi", value, loc, ip) if dtype.kind in ("int", "index") else value
+        return _math_op("absi", [value], loc, ip) if dtype.kind in ("int", "index") else value
     return emit_wide(FLOAT_OPS[name], [value], dtype, loc, ip)

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import dsl_core as dc
-from dsl_core import dtypes
 from dsl_core.abi import static_leaves
 
 #: Types a cache signature may be built from to be part of the disk-cache key (their
@@ -41,17 +40,6 @@ def is_plain(signature: object) -> bool:
     if isinstance(signature, _PLAIN):
         return True
     return type(signature) is tuple and all(is_plain(item) for item in signature)
-
-
-def annotation_dsl_type(annotation: Any) -> type | None:
-    """The DslType of a protocol parameter's annotation, or None when it is not one (nor
-    for scalars: ``int``, ``float`` and ``bool`` are registered as Int32, Float32 and
-    Boolean, but as annotations they name no width; ``pl.Scalar[...]`` or ``dc.Int32``
-    do)."""
-    found = dc.JitArgumentRegistry.dsl_type_for(annotation)
-    if found is None or isinstance(getattr(found, "dtype", None), dtypes.DType):
-        return None
-    return found
 
 
 def adapt(value: Any, expected: type, function: str, param: str) -> Any:

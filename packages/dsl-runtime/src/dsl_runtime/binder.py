@@ -48,7 +48,7 @@ def leaf_getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
     return found
 
 
-def _stream_handle(value: Any) -> int | None:
+def stream_handle(value: Any) -> int | None:
     """The integer handle of a stream argument (None: the default stream)."""
     return dc.Stream(value).handle or None
 
@@ -60,7 +60,7 @@ def expander(specs: tuple[ParamSpec, ...]) -> Callable[..., tuple[Any, ...]] | N
         return None
     if any(s.kind not in ("tensor", "scalar", "struct", "stream") for s in specs):
         return None  # specializing kinds have no single plan
-    namespace: dict[str, Any] = {"_stream": _stream_handle, "TypeError": TypeError}
+    namespace: dict[str, Any] = {"_stream": stream_handle, "TypeError": TypeError}
     args, checks, items = [], [], []
     for i, spec in enumerate(specs):
         name = f"a{i}"

@@ -14,7 +14,7 @@ import numpy as np
 from . import cache, keys, knobs
 from .abi import abi_mismatch
 from .arguments import SlotPlan, adapt, is_plain, signature_of
-from .binder import _stream_handle, expander, fast_call
+from .binder import expander, fast_call, stream_handle
 from .compiled import CompiledFunction, ptx_of_lowered
 from .compiler import compile_parsed, load_lowered, load_shared, lower_only, parse
 from .errors import CompileError
@@ -89,7 +89,7 @@ class JitFunction:
             elif spec.kind == "struct":
                 runtime.extend(struct_leaves(spec, value, f"{self.name}()"))
             elif spec.kind == "stream":
-                runtime.append(_stream_handle(value))
+                runtime.append(stream_handle(value))
             elif spec.kind != "constexpr":
                 runtime.append(_as_buffer(value, self.name, spec.name))
         if out is not None:

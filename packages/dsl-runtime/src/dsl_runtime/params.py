@@ -9,8 +9,6 @@ from typing import Any, Literal
 import dsl_core as dc
 from dsl_core import dtypes
 
-from .arguments import annotation_dsl_type
-
 Kind = Literal["tensor", "scalar", "constexpr", "struct", "stream", "protocol"]
 
 
@@ -50,7 +48,7 @@ def _kind(name: str, annotation: Any, where: str) -> Kind:
     if hasattr(annotation, "dtype") and (hasattr(annotation, "to_mlir")
                                          or isinstance(annotation.dtype, dtypes.DType)):
         return "scalar"  # pl.Scalar[...] / pl.INT32, or a dsl-core scalar class (dc.Int32)
-    if annotation_dsl_type(annotation) is not None:
+    if dc.JitArgumentRegistry.parameter_type(annotation) is not None:
         return "protocol"
     raise TypeError(
         f"{where}: parameter '{name}' has annotation {annotation!r}; expected pl.Tensor[...], "
@@ -77,7 +75,8 @@ def read_params(fn: Any) -> tuple[ParamSpec, ...]:
         ann = annotations[p.name]
         kind = _kind(p.name, ann, where)
         specs.append(ParamSpec(p.name, kind, ann,
-                               annotation_dsl_type(ann) if kind == "protocol" else None))
+                               dc.JitArgumentRegistry.parameter_type(ann)
+                               if kind == "protocol" else None))
     return tuple(specs)
 
 

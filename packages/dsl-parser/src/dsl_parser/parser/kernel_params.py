@@ -14,11 +14,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import dsl_core as dc
+
 from ..errors import ParserTypeError, UndefinedVariableError, UnsupportedFeatureError
 from ..types import PlType, ScalarType, TensorType
 from .annotations import annotation_object, is_constexpr, is_stream
 from .evaluator import MISSING, Evaluator
-from .protocol_params import protocol_type
 from .source import SourceTracker
 from .structs import is_struct, union_problem
 from .type_resolver import TypeResolver, as_type
@@ -85,8 +86,9 @@ def _param(kernel: str, arg: ast.arg, src: SourceTracker, resolver: TypeResolver
     if is_struct(obj):
         return KernelParam(arg.arg, STRUCT, arg, annotation=obj)
     t = as_type(obj)
-    if t is None and protocol_type(obj) is not None:  # a type dsl-core's registry knows
-        return KernelParam(arg.arg, PROTOCOL, arg, annotation=protocol_type(obj))
+    protocol = dc.JitArgumentRegistry.parameter_type(obj) if t is None else None
+    if protocol is not None:  # a type dsl-core's registry knows
+        return KernelParam(arg.arg, PROTOCOL, arg, annotation=protocol)
     if t is None:
         src.error(where, ParserTypeError,
                   f"the annotation of parameter '{arg.arg}' of kernel '{kernel}' is not a DSL "

@@ -13,12 +13,13 @@ from typing import NoReturn
 from .._mlir import Value
 from ..errors import InvalidOperationError, ParserError, ParserTypeError, UnsupportedFeatureError
 from ..ops import REQUIRED, Arg, OpCall, OpRule, Param
+from ..ops.scalars import MATH
 from ..types import INDEX, DType, Dynamic, PlType, ScalarType, TensorType
 from ..values import TypedValue, is_literal
 from .state import FUNCTION, HOST, ParserState, _describe
 
 #: The op-table entries that kernels and host functions may use (scalar ops).
-SCALAR_OPS = frozenset({"const", "sin", "cos", "floor", "ceil", "fma"})
+SCALAR_OPS = frozenset({"const", *MATH})
 #: Entries they may use on a scalar first argument (``pl.cast(i, pl.INT32)``,
 #: ``pl.exp(v)``: see ``scalar_math``).
 SCALAR_FORMS = frozenset({"cast", "exp", "log", "sqrt", "rsqrt", "tanh", "abs", "select"})

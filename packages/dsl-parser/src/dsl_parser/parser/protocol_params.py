@@ -54,18 +54,6 @@ def _as_pl_type(t: object) -> PlType | None:
     return None
 
 
-def protocol_type(annotation: object) -> type | None:
-    """The DslType a parameter annotated ``annotation`` takes through dsl-core's registry
-    (a registered type, a registration's ``dsl_type`` or a protocol-implementing class).
-    None for scalars: ``int``/``float``/``bool`` (registered as Int32/Float32/Boolean) do
-    not name a width a kernel could rely on, and dsl-core's scalar classes are scalar
-    annotations."""
-    import dsl_core as dc
-
-    found = dc.JitArgumentRegistry.dsl_type_for(annotation)
-    return None if found is None or dtype_of(found) is not None else found
-
-
 def launch_values(value: object, dsl_type: type, info: ValueInfo) -> list[TypedValue] | str:
     """The DSL values a launch passes for a protocol argument (its DslType's
     ``__extract_to_ir_values__``), or why it cannot."""
