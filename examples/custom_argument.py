@@ -5,8 +5,10 @@ Two types a user brings, passed to ``@jit`` functions like any built-in argument
 * ``QuantizedTensor``: int8 data, a float scale and an int zero point. One Python
   argument becomes three ABI slots (a memref descriptor, a float, an int32). Its
   ``JitArgument`` adapter says which MLIR types it contributes, how it is cached and
-  how each slot is filled; the class itself is the ``DslType`` that rebuilds it, in the
-  function's body, from the IR values (``q.data``, ``q.scale``, ``q.zero_point``).
+  where each slot's value comes from (``NativeSlot`` entries: the C dispatcher
+  marshals and checks them itself, no Python fill per call); the class itself is the
+  ``DslType`` that rebuilds it, in the function's body, from the IR values (``q.data``,
+  ``q.scale``, ``q.zero_point``).
 * Python's built-in ``complex``: registered with an adapter to a ``@dc.struct Complex``
   of two float32 (the struct implements all three protocols already).
 
@@ -18,7 +20,6 @@ Run: python examples/custom_argument.py
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -27,7 +28,7 @@ import numpy as np
 import dsl_core as dc
 import dsl_parser.language as pl
 from dsl_runtime import jit
-from dsl_runtime.adapters import NdarrayArgument
+from dsl_runtime.adapters import array_slot
 
 
 class QuantizedTensor:
@@ -74,19 +75,11 @@ class QuantizedArgument:
     def __cache_signature__(self) -> Hashable:
         return ("QuantizedTensor", self.q.data.shape)  # one compile per shape
 
-    def __c_abi_spec__(self) -> list[tuple[Any, Any]]:
-        (memref, fill_memref), = NdarrayArgument(self.q.data).__c_abi_spec__()
-
-        def data(argument: QuantizedArgument, storage: Any) -> None:
-            fill_memref(argument.q.data, storage)
-
-        def scale(argument: QuantizedArgument, storage: Any) -> None:
-            storage.value = float(argument.q.scale)
-
-        def zero_point(argument: QuantizedArgument, storage: Any) -> None:
-            storage.value = int(argument.q.zero_point)
-
-        return [(memref, data), (ctypes.c_float, scale), (ctypes.c_int32, zero_point)]
+    def __c_abi_spec__(self) -> list[dc.NativeSlot]:
+        # each entry: the slot's kind and where its value comes from, per call
+        return [array_slot(pl.INT8, self.q.data.ndim, lambda a: a.q.data),
+                dc.scalar_slot(dc.Float32, lambda a: a.q.scale),
+                dc.scalar_slot(dc.Int32, lambda a: a.q.zero_point)]
 
 
 dc.JitArgumentRegistry.register(QuantizedTensor, QuantizedArgument, dsl_type=QuantizedTensor)

@@ -56,20 +56,61 @@ def test_the_abi_shows_the_protocol_slots(ex: Any) -> None:
     param = ex["dequantize"].compile(q).abi.params[0]
     assert (param.name, param.kind, param.role) == ("q", "protocol", "input")
     assert param.mlir_type == "tensor<2x2xi8>, f32, i32"
-    assert [s.kind for s in param.slots] == ["raw"] * 3
-    assert [s.ctype for s in param.slots] == ["LP_Memref2D", "c_float", ctypes.c_int32.__name__]
-    assert ex["dequantize"].compile(q).slot_plans["q"].fill_all is None  # its own fills
+    # NativeSlot entries: marshalled by the C dispatcher, as the built-in arguments are
+    assert [s.kind for s in param.slots] == ["memref", "f32", "i32"]
+    assert [s.ctype for s in param.slots] == ["Memref<int8_t, 2> *", "float", "int32_t"]
+    assert [(f.name, f.kind, f.shape) for f in param.fields] == [
+        ("q.0", "tensor", (2, 2)), ("q.1", "scalar", None), ("q.2", "scalar", None)]
+    assert ex["dequantize"].compile(q).slot_plans["q"].native == (True, True, True)
 
 
-def test_a_struct_typed_argument_uses_dsl_cores_generated_fill(ex: Any) -> None:
+def test_a_struct_typed_argument_passes_its_leaves_natively(ex: Any) -> None:
     x = np.zeros(4, np.float32)
     cf = ex["rotate"].compile(x, x, 1j)
     plan = cf.slot_plans["z"]
-    assert plan.fill_all is not None and [ct for ct, _ in plan.entries] == [ctypes.c_float] * 2
-    keep: list[Any] = []
-    addresses = plan.fill(ex["Complex"](1.5, -2.0), keep)
-    assert [ctypes.c_float.from_address(a).value for a in addresses] == [1.5, -2.0]
+    assert plan.native == (True, True) and [ct for ct, _ in plan.entries] == [ctypes.c_float] * 2
+    assert plan.values(ex["Complex"](1.5, -2.0), []) == [1.5, -2.0]
     assert cf.abi.params[2].mlir_type == "f32, f32"
+    assert [s.kind for s in cf.abi.params[2].slots] == ["f32", "f32"]
+
+
+def test_slot_kinds_the_dispatcher_does_not_marshal_run_through_the_python_fills(
+        ex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no native slot kinds, every entry is filled by its ctypes fill (raw slots):
+    the same results as the native path, inputs unchanged; a struct's slots are then
+    written by dsl-core's generated fill."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    q = ex["QuantizedTensor"].quantize(x)
+    native = ex["dequantize"](q)
+    re, im = np.array([1, 2], np.float32), np.array([0.5, -1], np.float32)
+    native_rot = ex["rotate"](np.resize(re, 4), np.resize(im, 4), 0.5 - 1j)
+    import dsl_runtime.abi
+
+    monkeypatch.setattr(dsl_runtime.abi, "NATIVE_KINDS", frozenset())
+    monkeypatch.setenv("DSL_DISABLE_DISK_CACHE", "1")  # compile, not load the native ABI
+    dequantize, rotate = ex["dequantize"], ex["rotate"]
+    try:
+        for f in (dequantize, rotate):
+            f.recompile()
+        before = q.data.copy()
+        cf = dequantize.compile(q)
+        assert [s.kind for s in cf.abi.params[0].slots] == ["raw"] * 3
+        assert cf.slot_plans["q"].native == (False, False, False)
+        np.testing.assert_array_equal(dequantize(q), native)
+        np.testing.assert_array_equal(q.data, before)
+
+        x4, y4 = np.resize(re, 4), np.resize(im, 4)
+        plan = rotate.compile(x4, y4, 1j).slot_plans["z"]
+        assert plan.fill_all is not None and plan.native == (False, False)
+        keep: list[Any] = []  # the storages live as long as this list
+        addresses = plan.values(ex["Complex"](1.5, -2.0), keep)
+        assert [ctypes.c_float.from_address(a).value for a in addresses] == [1.5, -2.0]
+        for got, want in zip(rotate(x4, y4, 0.5 - 1j), native_rot, strict=True):
+            np.testing.assert_array_equal(got, want)
+    finally:
+        for f in (dequantize, rotate):
+            f.recompile()
 
 
 def test_a_registered_builtin_type_becomes_a_struct(ex: Any) -> None:
@@ -168,15 +209,34 @@ def test_failing_hooks_point_at_the_users_parameter() -> None:
         g(BrokenConstruct(1, np.zeros(2, np.uint8)))
 
 
-def test_the_c_dispatcher_refuses_a_raw_slot_without_an_address(ex: Any) -> None:
+def test_the_c_dispatcher_refuses_a_raw_slot_without_an_address() -> None:
+    @jit
+    def first(p: Pair) -> pl.Tensor[pl.UINT8]:
+        return pl.add(p.b, pl.cast(p.a, pl.UINT8))
+
+    cf = first.compile(Pair(1, np.zeros(2, np.uint8)))
+    assert [s.kind for s in cf.abi.params[0].slots] == ["raw", "raw"]  # plain (ctype, fill)
+    out = np.empty(2, np.uint8)
+    with pytest.raises(TypeError, match=r"slot 'p.0' expects the address of its filled storage, "
+                                        r"got float"):
+        cf.kernel(1.5, 0, out)
+    with pytest.raises(TypeError, match=r"slot 'p\.0' expects the address"):
+        cf.kernel(0, 0, out)
+
+
+def test_native_slots_of_a_protocol_argument_get_the_dispatchers_checks(ex: Any) -> None:
     q = ex["QuantizedTensor"].quantize(np.ones((2, 2), np.float32))
     cf = ex["dequantize"].compile(q)
     out = np.empty((2, 2), np.float32)
-    with pytest.raises(TypeError, match=r"slot 'q.0' expects the address of its filled storage, "
+    with pytest.raises(TypeError, match=r"dequantize: argument 'q.0' expects a 2D int8 array, "
                                         r"got float"):
         cf.kernel(1.5, 0, 0, out)
-    with pytest.raises(TypeError, match=r"slot 'q\.0' expects the address"):
-        cf.kernel(0, 0, 0, out)
+    strided = ex["QuantizedTensor"](np.zeros((2, 4), np.int8)[:, ::2], 0.5, 1)
+    with pytest.raises(ValueError, match=r"argument 'q.0'.*contiguous"):
+        ex["dequantize"](strided)
+    big = ex["QuantizedTensor"](np.zeros((2, 2), np.int8), 1.0, 2**31)
+    with pytest.raises(OverflowError, match=r"argument 'q.2' = 2147483648 does not fit in int32"):
+        ex["dequantize"](big)
 
 
 def test_the_disk_cache_serves_a_protocol_argument_in_a_new_process(tmp_path: Path) -> None:
@@ -310,3 +370,75 @@ def takes_bits(u: Bits, x: pl.Tensor[[2], pl.FP32]):
 @jit
 def launches_union(x: pl.Tensor[[2], pl.FP32]):
     takes_bits(1, x).launch(grid=(1,), block=(1,))
+
+
+class Samples:
+    """A user's array container (not a numpy array, no buffer protocol of its own)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self._values = values
+
+
+class SamplesArgument:
+    def __init__(self, s: Samples) -> None:
+        self.s = s
+
+    def __get_ir_types__(self) -> list[Any]:
+        return [pl.Tensor[list(self.s._values.shape), pl.FP32]]
+
+    def __cache_signature__(self) -> Hashable:
+        return self.s._values.shape
+
+    def __c_abi_spec__(self) -> list[Any]:
+        from dsl_runtime.adapters import array_slot
+
+        return [array_slot(pl.FP32, self.s._values.ndim, lambda a: a.s._values)]
+
+
+n = pl.dynamic("n")
+
+
+def test_a_registered_array_type_passes_to_tensor_parameters() -> None:
+    """A type registered with dsl_type=dc.Tensor whose ABI is one array slot is accepted
+    where a pl.Tensor is expected: the registry adapts it and the C dispatcher marshals
+    the slot's array (and checks it as it checks any array)."""
+    dc.JitArgumentRegistry.register(Samples, SamplesArgument, dsl_type=dc.Tensor)
+    try:
+        @jit
+        def twice(x: pl.Tensor[[n], pl.FP32]) -> pl.Tensor[[n], pl.FP32]:
+            return pl.add(x, x)
+
+        @jit
+        def plus(x: pl.Tensor[pl.FP32], y: pl.Tensor[pl.FP32]) -> pl.Tensor[pl.FP32]:
+            return pl.add(x, y)
+
+        values = np.arange(5, dtype=np.float32)
+        np.testing.assert_array_equal(twice(Samples(values)), values * 2)
+        np.testing.assert_array_equal(twice(values), values * 2)  # the fast path still
+        np.testing.assert_array_equal(plus(Samples(values), values), values * 2)  # unshaped
+        np.testing.assert_array_equal(values, np.arange(5, dtype=np.float32))
+        with pytest.raises(TypeError, match=r"twice: argument 'x' expects element type "
+                                            r"float32, got float64"):
+            twice(Samples(np.zeros(3)))
+    finally:
+        dc.JitArgumentRegistry.unregister(Samples)
+
+
+class Liar(Pair):
+    """Says its first slot is a float; its IR type is an i64."""
+
+    def __c_abi_spec__(self) -> list[Any]:
+        (memref, fill), = super().__c_abi_spec__()[1:]
+        return [dc.scalar_slot(dc.Float32, lambda a: 0.0), (memref, fill)]
+
+
+def test_a_native_slot_that_contradicts_the_ir_types_is_a_compile_error() -> None:
+    @jit
+    def f(p: Liar) -> pl.Tensor[pl.UINT8]:
+        return p.b
+
+    from dsl_runtime.errors import CompileError
+
+    with pytest.raises(CompileError, match=r"argument 'p': entry 0 of .*Liar's __c_abi_spec__ "
+                                           r"is a native f32 slot but __get_ir_types__ gave"):
+        f(Liar(1, np.zeros(2, np.uint8)))

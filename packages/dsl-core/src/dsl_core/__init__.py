@@ -7,8 +7,10 @@ the IR hooks import ``dsl_mlir`` lazily, only when called.
 
 from __future__ import annotations
 
+from .abi import NativeSlot as NativeSlot
 from .abi import abi_slots as abi_slots
 from .abi import compile_fill as compile_fill
+from .abi import scalar_slot as scalar_slot
 from .align import Align as Align
 from .arrays import Array as Array
 from .capabilities import capabilities as capabilities
@@ -67,11 +69,13 @@ __version__ = "0.1.0"
 __all__ = [
     "Align", "Arena", "Array", "BFloat16", "Boolean", "Constexpr", "DslType", "FieldLayout",
     "Float", "Float16", "Float32", "Float64", "HeapAllocator", "Int8", "Int16", "Int32",
-    "Int64", "Integer", "JitArgument", "JitArgumentRegistry", "Layout", "Numeric", "Pointer",
+    "Int64", "Integer", "JitArgument", "JitArgumentRegistry", "Layout", "NativeSlot", "Numeric",
+    "Pointer",
     "Storable", "Storage", "Stream", "Tensor", "UInt8", "UInt16", "UInt32", "UInt64", "Vector",
     "__version__", "abi_slots", "c_abi_spec", "cache_signature", "capabilities",
     "compile_fill", "construct_from_ir_values", "dsl_align_of", "dsl_size_of",
     "extract_to_ir_values", "fields_of", "get_ir_types", "ir_arity", "layout_of", "offset_of",
-    "peek_from_ptr", "poke_into_ptr", "replace", "signature_digest", "struct", "supports",
+    "peek_from_ptr", "poke_into_ptr", "replace", "scalar_slot", "signature_digest", "struct",
+    "supports",
     "type_signature", "union",
 ]

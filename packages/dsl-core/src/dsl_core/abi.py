@@ -4,6 +4,12 @@ Scalars take one slot of the matching ctypes type (Float16/BFloat16: their ``c_u
 pattern; Boolean: ``c_bool``; Stream: ``c_void_p``). A struct passed by value is flattened
 recursively: one slot per scalar leaf in declaration order, Constexpr fields contributing
 none. Everything here is cached per concrete type; fills are generated once per type.
+
+Every entry of a static ABI is a :class:`NativeSlot`: besides its ``(ctype, fill)`` it
+names its slot kind and its *source* (the Python value of the slot: ``v.a.value`` for a
+struct leaf), so a dispatcher that marshals that kind itself (dsl-runtime's C dispatcher)
+never calls the Python fill; one that does not calls ``fill``. User types may return
+NativeSlot entries from their own ``__c_abi_spec__`` (see :func:`scalar_slot`).
 """
 
 from __future__ import annotations
@@ -19,12 +25,59 @@ from .scalars import BFloat16, Boolean, Float16, Float32, Float64, Integer, Nume
 from .stream import Stream, stream_handle
 
 Leaf = tuple[tuple[str, ...], type]
+Source = Callable[[Any], Any]
 Fill = Callable[[Any, Any], None]
 FillAll = Callable[[Any, Sequence[Any]], None]
 
 _SLOTS: dict[type, list[Any]] = {}
 _FILL: dict[type, FillAll] = {}
 _SPEC: dict[type, list[AbiEntry]] = {}
+
+
+class NativeSlot(tuple):  # type: ignore[type-arg]
+    """An ``__c_abi_spec__`` entry naming its slot kind, so that a dispatcher knowing the
+    kind marshals ``source(argument)`` itself instead of calling ``fill`` per call.
+
+    It unpacks as every entry does, ``ctype, fill = entry``. ``kind`` is ``"memref"``
+    (``source`` gives a buffer of ``dtype`` elements and ``rank`` dimensions), a scalar
+    slot kind of the dtype table (``DType.slot``: ``"f32"``, ``"i32"``, ``"u8"``...;
+    ``source`` gives a number) or ``"ptr"`` (a pointer-sized int handle, None for NULL).
+    ``source`` is ``None`` when the slot's value is the argument itself.
+    """
+
+    kind: str
+    source: Source | None
+    dtype: Any
+    rank: int | None
+
+    def __new__(cls, ctype: Any, fill: Fill, kind: str, source: Source | None = None, *,
+                dtype: Any = None, rank: int | None = None) -> NativeSlot:
+        entry = super().__new__(cls, (ctype, fill))
+        entry.kind, entry.source, entry.dtype, entry.rank = kind, source, dtype, rank
+        return entry
+
+    def value_of(self, argument: Any) -> Any:
+        """What a dispatcher marshals for this slot from ``argument``."""
+        return argument if self.source is None else self.source(argument)
+
+    def __repr__(self) -> str:
+        return f"NativeSlot({self.kind}, {getattr(self[0], '__name__', self[0])})"
+
+
+def scalar_slot(t: type, source: Source) -> NativeSlot:
+    """The entry of a scalar slot of dsl-core scalar type ``t`` (``dc.Float32``...) whose
+    value is ``source(argument)``: marshalled natively by a dispatcher that knows the
+    dtype's slot kind, else written by ``t``'s fill."""
+    one = scalar_fill(t)
+
+    def fill(argument: Any, storage: Any) -> None:
+        one(source(argument), storage)
+
+    return NativeSlot(leaf_ctype(t), fill, _leaf_kind(t), source, dtype=getattr(t, "dtype", None))
+
+
+def _leaf_kind(leaf: type) -> str:
+    return "ptr" if leaf is Stream else str(leaf.dtype.slot)  # type: ignore[attr-defined]
 
 
 def static_leaves(t: type) -> list[Leaf] | None:
@@ -96,9 +149,14 @@ def _composite_fill(t: type, leaves: list[Leaf]) -> FillAll:
     return _generate("fill", t, "v, s", body)  # type: ignore[no-any-return]
 
 
-def _composite_entry(t: type, path: tuple[str, ...], leaf: type) -> Fill:
-    expr = _trusted_expr(leaf, "v" + "".join("." + p for p in path))
-    return _generate("fill", t, "v, st", [*_coerce_line(t), f"st.value = {expr}"])  # type: ignore[no-any-return]
+def _composite_entry(t: type, path: tuple[str, ...], leaf: type) -> NativeSlot:
+    x = "v" + "".join("." + p for p in path)
+    fill = _generate("fill", t, "v, st", [*_coerce_line(t),
+                                          f"st.value = {_trusted_expr(leaf, x)}"])
+    value = f"_handle({x})" if leaf is Stream else f"{x}._v"
+    source = _generate("source", t, "v", [*_coerce_line(t), f"return {value}"])
+    return NativeSlot(leaf_ctype(leaf), fill, _leaf_kind(leaf), source,
+                      dtype=getattr(leaf, "dtype", None))
 
 
 def scalar_fill(t: type) -> Fill:
@@ -183,8 +241,18 @@ def abi_spec_of_type(t: type) -> list[AbiEntry]:
     if spec is None:
         leaves = _require_leaves("c_abi_spec", t)
         if leaves == [((), t)]:
-            spec = [(leaf_ctype(t), scalar_fill(t))]
+            source = stream_handle if t is Stream else _scalar_source(t)
+            spec = [NativeSlot(leaf_ctype(t), scalar_fill(t), _leaf_kind(t), source,
+                               dtype=getattr(t, "dtype", None))]
         else:
-            spec = [(leaf_ctype(leaf), _composite_entry(t, p, leaf)) for p, leaf in leaves]
+            spec = [_composite_entry(t, p, leaf) for p, leaf in leaves]
         _SPEC[t] = spec
     return list(spec)
+
+
+def _scalar_source(t: Any) -> Source:
+    """The plain Python value of an argument of scalar type ``t`` (checked by ``t``)."""
+    def source(argument: Any) -> Any:
+        return argument._v if argument.__class__ is t else t._dsl_coerce_(argument)._v
+
+    return source

@@ -56,7 +56,9 @@ class Param(BaseModel):
     mlir_type: str | None = None
     value: str | None = None  # repr of a Constexpr value
     slots: tuple[Slot, ...] = ()
-    fields: tuple[Param, ...] = ()  # a struct's scalar leaves ("p.a", ...), one slot each
+    #: a struct's scalar leaves ("p.a", ...) or a protocol argument's __c_abi_spec__ entries
+    #: ("q.0", ...: tensor and scalar fields marshalled natively, "protocol" ones raw)
+    fields: tuple[Param, ...] = ()
 
 
 class KernelABI(BaseModel):
@@ -149,9 +151,10 @@ def packed_plan(abi: KernelABI) -> tuple[list[PlanSlot], tuple[str, ...]]:
     fresh = [0]
     plan: list[PlanSlot] = []
     for param in flat:
-        if param.kind == "protocol":  # one raw slot per __c_abi_spec__ entry
+        if param.kind == "protocol":  # raw slots, filled by a __c_abi_spec__ entry's fill
             raw = SLOT_KINDS.index("raw")
-            plan.extend((f"{param.name}.{i}", raw, "", [], False) for i in range(len(param.slots)))
+            plan.extend((param.name if len(param.slots) == 1 else f"{param.name}.{i}", raw, "",
+                         [], False) for i in range(len(param.slots)))
             continue
         kind = SLOT_KINDS.index(param.slots[0].kind)
         if param.kind == "tensor":
@@ -190,27 +193,64 @@ def _param(name: str, role: Literal["input", "output"], t: ParamType, ctx: Any,
                  slots=(scalar_slot(dtype),))
 
 
+#: The slot kinds the C dispatcher marshals itself: a protocol argument's ``NativeSlot``
+#: entry of one of these kinds is marshalled natively, any other entry by its Python fill.
+NATIVE_KINDS: frozenset[str] = frozenset(SLOT_KINDS) - {"raw"}
+
+
 def _protocol_param(spec: ParamSpec, parsed: Mapping[str, ParamType], argument: Any,
                     ctx: Any, host: bool) -> Param:
-    """A protocol parameter: its IR types as parsed (``q.0``...), one raw slot per
-    ``__c_abi_spec__`` entry of the argument."""
+    """A protocol parameter: one field per ``__c_abi_spec__`` entry (``q.0``, ``q.1``...)
+    with its IR type as parsed; a ``NativeSlot`` entry of a kind in :data:`NATIVE_KINDS`
+    is a tensor or scalar field (the C dispatcher marshals it), any other a raw slot."""
     import dsl_core as dc
 
-    from .arguments import ctype_name
-
-    types = [t for n, t in parsed.items() if n.startswith(spec.name + ".")]
+    types = [(n, t) for n, t in parsed.items() if n.startswith(spec.name + ".")]
     entries = dc.c_abi_spec(argument)
     if len(entries) != len(types):
         raise CompileError(f"argument '{spec.name}': {spec.dsl_type.__qualname__}'s "
                            f"__c_abi_spec__ has {len(entries)} entries but __get_ir_types__ "
                            f"gave {len(types)} IR types")
+    fields = tuple(_protocol_field(spec, i, entry, name, t, ctx, host)
+                   for i, (entry, (name, t)) in enumerate(zip(entries, types, strict=True)))
+    return Param(name=spec.name, role="input", kind="protocol",
+                 mlir_type=", ".join(str(f.mlir_type) for f in fields),
+                 slots=tuple(s for f in fields for s in f.slots), fields=fields)
+
+
+def _protocol_field(spec: ParamSpec, i: int, entry: Any, name: str, t: ParamType, ctx: Any,
+                    host: bool) -> Param:
+    from dsl_core.abi import NativeSlot
     from dsl_parser.types import TensorType, memref_type
 
-    mlir = [memref_type(t, ctx) if host and isinstance(t, TensorType) else t.to_mlir(ctx)
-            for t in types]
-    return Param(name=spec.name, role="input", kind="protocol",
-                 mlir_type=", ".join(str(t) for t in mlir),
-                 slots=tuple(raw_slot(ctype_name(ctype)) for ctype, _ in entries))
+    from .arguments import ctype_name
+
+    if isinstance(entry, NativeSlot) and entry.kind in NATIVE_KINDS:
+        problem = _native_mismatch(entry, t)
+        if problem is not None:
+            raise CompileError(f"argument '{spec.name}': entry {i} of "
+                               f"{spec.dsl_type.__qualname__}'s __c_abi_spec__ is a {problem}")
+        return _param(name, "input", t, ctx, host)
+    mlir = memref_type(t, ctx) if host and isinstance(t, TensorType) else t.to_mlir(ctx)
+    return Param(name=name, role="input", kind="protocol", mlir_type=str(mlir),
+                 slots=(raw_slot(ctype_name(entry[0])),))
+
+
+def _native_mismatch(entry: Any, t: ParamType) -> str | None:
+    """Why a NativeSlot entry cannot pass a value of IR type ``t`` (None when it can)."""
+    from dsl_parser.types import ScalarType, TensorType
+
+    if entry.kind == "memref":
+        if isinstance(t, TensorType) and t.shape is not None \
+                and (entry.dtype is None or entry.dtype is t.dtype) \
+                and (entry.rank is None or entry.rank == len(t.shape)):
+            return None
+        what = f"{entry.rank}D {entry.dtype.numpy_name if entry.dtype else ''} array slot"
+    elif isinstance(t, ScalarType) and t.dtype.slot == entry.kind:
+        return None
+    else:
+        what = f"native {entry.kind} slot"
+    return f"{what.replace('  ', ' ')} but __get_ir_types__ gave {t} for it"
 
 
 def build_abi(name: str, specs: tuple[ParamSpec, ...], signature: Signature,
@@ -272,8 +312,9 @@ def _param_mismatch(spec: ParamSpec, param: Param, override: Any) -> str | None:
     if spec.kind == "stream":
         return None if param.slots == (stream_slot(),) else "not a stream slot"
     if spec.kind == "protocol":
-        return None if param.role == "input" and param.slots and all(
-            s.kind == "raw" for s in param.slots) else "not a protocol argument's raw slots"
+        return None if param.role == "input" and param.slots and len(param.fields) == len(
+            param.slots) and [s for f in param.fields for s in f.slots] == list(param.slots) \
+            else "not a protocol argument's slots"
     if spec.kind in ("constexpr", "struct"):
         return None if param.role == ("constexpr" if spec.kind == "constexpr" else "input") \
             else "wrong role"

@@ -5,9 +5,13 @@
 | ``numpy.ndarray`` | ``NdarrayArgument`` | ``tensor<d0x...xT>`` | one ``Memref *`` |
 | object with ``__dlpack__`` (CPU) | ``NdarrayArgument`` over ``numpy.from_dlpack`` | same | same |
 | ``int`` / ``float`` / ``bool`` | dsl-core's Int32 / Float32 / Boolean (or the annotated dtype) | scalar | one |
+| numpy scalars (``numpy.float32``, ``numpy.uint8``...) | the dsl-core scalar of their dtype | scalar | one |
 
-The slots agree with docs/abi.md and with ``dsl_mlir.dispatch.PackedKernel``
-(tests check both paths give the same results).
+Each entry of an adapter's ``__c_abi_spec__`` is a ``dsl_core.NativeSlot``: the C
+dispatcher marshals the slot's value itself (a memref descriptor from an array, a
+number), and the entry's ctypes ``fill`` is the fallback for a dispatcher that does
+not know the slot kind. :func:`array_slot` makes the entry of an array for a user's
+own ``__c_abi_spec__``. Both paths agree with docs/abi.md (tests compare them).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import numpy as np
 
 import dsl_core as dc
 from dsl_core import dtypes
+from dsl_core.abi import NativeSlot
 
 Fill = Callable[[Any, Any], None]
 
@@ -45,6 +50,36 @@ def contiguous_view(value: Any, what: str) -> np.ndarray:
     return array
 
 
+def array_slot(dtype: Any, rank: int, source: Callable[[Any], Any] | None = None) -> NativeSlot:
+    """The ``__c_abi_spec__`` entry of an array argument of element type ``dtype`` (a pl
+    dtype such as ``pl.INT8``, or its numpy name) and rank ``rank``, whose array is
+    ``source(argument)`` (the argument itself when None): a memref descriptor, built by
+    the C dispatcher (which checks element type, shape and contiguity) or, where the
+    dispatcher does not marshal memrefs, by this entry's ctypes fill."""
+    info = dtype if isinstance(dtype, dtypes.DType) else dtypes.lookup(str(dtype))
+    if info is None or info.kind == "index":
+        raise TypeError(f"array_slot: {dtype!r} is not an array element type")
+    desc = memref_descriptor(rank)
+    get = source or (lambda argument: argument)
+
+    def fill(argument: Any, storage: Any) -> None:
+        # storage is a POINTER(desc) slot; point it at a descriptor of the current array.
+        array = contiguous_view(get(argument), "argument")
+        if array.ndim != rank or array.dtype != np.dtype(info.storage):
+            raise TypeError(f"array_slot: expected a {rank}D {info.numpy_name} array, got a "
+                            f"{array.ndim}D {array.dtype} one")
+        d = desc()
+        d.allocated = d.aligned = array.ctypes.data
+        d.offset = 0
+        for i, n in enumerate(array.shape):
+            d.sizes[i] = n
+        for i, s in enumerate(array.strides):
+            d.strides[i] = s // array.itemsize
+        storage.contents = d  # ctypes keeps `d` alive through the pointer
+
+    return NativeSlot(ctypes.POINTER(desc), fill, "memref", source, dtype=info, rank=rank)
+
+
 class NdarrayArgument:
     """Host contract of a numpy array (or a DLPack tensor viewed as one)."""
 
@@ -65,24 +100,12 @@ class NdarrayArgument:
     def __cache_signature__(self) -> Hashable:
         return ("ndarray", self.array.dtype.str, self.array.shape)
 
-    def __c_abi_spec__(self) -> list[tuple[Any, Fill]]:
-        rank = self.array.ndim
-        desc = memref_descriptor(rank)
+    def __c_abi_spec__(self) -> list[NativeSlot]:
+        return [array_slot(self.array.dtype.name, self.array.ndim, _array_of)]
 
-        def fill(argument: Any, storage: Any) -> None:
-            # storage is a POINTER(desc) slot; point it at a descriptor of the current argument.
-            array = contiguous_view(argument.array if isinstance(argument, NdarrayArgument)
-                                    else argument, "argument")
-            d = desc()
-            d.allocated = d.aligned = array.ctypes.data
-            d.offset = 0
-            for i, n in enumerate(array.shape):
-                d.sizes[i] = n
-            for i, s in enumerate(array.strides):
-                d.strides[i] = s // array.itemsize
-            storage.contents = d  # ctypes keeps `d` alive through the pointer
 
-        return [(ctypes.POINTER(desc), fill)]
+def _array_of(argument: Any) -> Any:
+    return argument.array if isinstance(argument, NdarrayArgument) else argument
 
 
 def adapt(value: Any) -> Any:
@@ -100,7 +123,23 @@ def adapt(value: Any) -> Any:
                     f"dsl_core.JitArgumentRegistry.register")
 
 
+def _numpy_scalars() -> dict[type, type]:
+    """numpy scalar type -> the dsl-core scalar class of its dtype (from the dtype table)."""
+    classes: dict[str, type] = {}
+    for c in vars(dc).values():
+        dtype = getattr(c, "dtype", None) if isinstance(c, type) else None
+        if isinstance(dtype, dtypes.DType) and dtype.kind != "index":
+            classes[dtype.name] = c
+    return {np.dtype(d.numpy_name).type: classes[d.name] for d in dtypes.ALL
+            if d.name in classes and d.numpy_name != "bfloat16" and d.storage == d.numpy_name}
+
+
 def register() -> None:
-    """Register the host adapters (idempotent)."""
+    """Register the host adapters (idempotent): numpy arrays, and numpy scalars as the
+    dsl-core scalar of their dtype."""
     if dc.JitArgumentRegistry.lookup(np.ndarray) is None:
         dc.JitArgumentRegistry.register(np.ndarray, NdarrayArgument, dsl_type=dc.Tensor)
+    for py_type, scalar in _numpy_scalars().items():
+        found = dc.JitArgumentRegistry.lookup(py_type)  # numpy.float64 is a float subclass
+        if found is None or found.py_type is not py_type:
+            dc.JitArgumentRegistry.register(py_type, scalar, dsl_type=scalar)

@@ -9,15 +9,16 @@ A ``@jit`` parameter annotated with a type that ``dsl_core.JitArgumentRegistry``
 2. its ``__cache_signature__`` is part of the specialization key (and of the disk-cache
    key when it is plain data), its ``__get_ir_types__`` the MLIR parameters the parser
    declares (``pl.ProtocolArgument``), and the DslType rebuilds the value in the body;
-3. its ``__c_abi_spec__`` entries ``(ctype, fill)`` are read once per specialization
-   (:class:`SlotPlan`); each call fills fresh ctypes storage with ``fill(argument,
-   storage)`` and hands the C dispatcher the storages' addresses (``raw`` slots). A
-   JitArgument whose ABI is fixed by its type (a ``@dc.struct`` of scalars, a dsl-core
-   scalar) is filled by dsl-core's generated ``compile_fill`` instead: one call writes
-   every slot, from the same leaves as its ``__c_abi_spec__``.
+3. its ``__c_abi_spec__`` entries are read once per specialization (:class:`SlotPlan`):
+   an entry that is a ``dsl_core.NativeSlot`` of a kind the C dispatcher marshals
+   (memref, a scalar kind, ptr) becomes a native slot of the ABI, and each call hands
+   the dispatcher ``source(argument)`` (an array, a number) to check and marshal; any
+   other entry is a ``raw`` slot: each call fills fresh ctypes storage with
+   ``fill(argument, storage)`` and the dispatcher passes its address.
 
-Everything else (arrays, numbers, structs, streams, Constexpr) is marshalled by the C
-dispatcher itself from the slot kinds of the ABI.
+The built-in arguments (arrays, numbers, structs, streams) are the same entries:
+``dsl_runtime.adapters`` and dsl-core describe them as NativeSlots, which is why the C
+dispatcher marshals them without a Python fill.
 """
 
 from __future__ import annotations
@@ -78,33 +79,53 @@ def signature_of(argument: Any, dsl_type: type, function: str, param: str) -> Ha
 
 @dataclass(frozen=True)
 class SlotPlan:
-    """The ``__c_abi_spec__`` entries of one protocol parameter of a specialization
-    (and, for a type with a static ABI, dsl-core's generated fill of all its slots)."""
+    """How the slots of one protocol parameter of a specialization get their values, from
+    its ``__c_abi_spec__`` entries (read once): a ``NativeSlot`` the ABI marshals natively
+    gives the C dispatcher its value (``source(argument)``: an array, a number); any
+    other entry fills fresh ctypes storage whose address the dispatcher passes as it is
+    (a ``raw`` slot). A type with a static ABI and only raw slots is filled by
+    dsl-core's generated ``compile_fill`` (one call for all slots)."""
 
     name: str
     entries: tuple[tuple[Any, Any], ...]  # (ctypes type, fill(argument, storage))
+    native: tuple[bool, ...]  # per entry: the C dispatcher marshals its value
     fill_all: Any = None  # fill(argument, storages) of dsl_core.compile_fill, or None
 
     @classmethod
-    def of(cls, name: str, argument: Any, expected_slots: int, function: str) -> SlotPlan:
+    def of(cls, param: Any, argument: Any, function: str) -> SlotPlan:
+        """The plan of ``param`` (the parameter's ``abi.Param``) for arguments like
+        ``argument``; TypeError when its ``__c_abi_spec__`` does not match the ABI."""
         entries = tuple(dc.c_abi_spec(argument))
-        if len(entries) != expected_slots:
-            raise TypeError(f"{function}(): argument '{name}': __c_abi_spec__ has "
-                            f"{len(entries)} entries but __get_ir_types__ gave "
-                            f"{expected_slots} IR types")
-        static = static_leaves(type(argument)) is not None
-        return cls(name, entries, dc.compile_fill(type(argument)) if static else None)
+        kinds = [s.kind for s in param.slots]
+        if len(entries) != len(kinds):
+            raise TypeError(f"{function}(): argument '{param.name}': __c_abi_spec__ has "
+                            f"{len(entries)} entries but the ABI has {len(kinds)} slots")
+        native = tuple(kind != "raw" for kind in kinds)
+        for i, (entry, kind) in enumerate(zip(entries, kinds, strict=True)):
+            if kind != "raw" and getattr(entry, "kind", None) != kind:
+                raise TypeError(f"{function}(): argument '{param.name}': entry {i} of "
+                                f"__c_abi_spec__ is not the native {kind} slot of the ABI")
+        static = not any(native) and static_leaves(type(argument)) is not None
+        return cls(param.name, entries, native, dc.compile_fill(type(argument)) if static else None)
 
-    def fill(self, argument: Any, keep: list[Any]) -> list[int]:
-        """The addresses of freshly filled storages, one per slot (kept alive in ``keep``)."""
-        storages = [ctype() for ctype, _ in self.entries]
+    def values(self, argument: Any, keep: list[Any]) -> list[Any]:
+        """One value per slot for the C dispatcher: a native slot's value, or the address
+        of freshly filled storage (kept alive in ``keep``)."""
         if self.fill_all is not None:
+            storages = [ctype() for ctype, _ in self.entries]
             self.fill_all(argument, storages)
-        else:
-            for storage, (_, fill) in zip(storages, self.entries, strict=True):
-                fill(argument, storage)
-        keep.extend(storages)
-        return [ctypes.addressof(storage) for storage in storages]
+            keep.extend(storages)
+            return [ctypes.addressof(storage) for storage in storages]
+        out = []
+        for entry, native in zip(self.entries, self.native, strict=True):
+            if native:
+                out.append(entry.value_of(argument))  # type: ignore[attr-defined]
+            else:
+                storage = entry[0]()
+                entry[1](argument, storage)
+                keep.append(storage)
+                out.append(ctypes.addressof(storage))
+        return out
 
 
 def ctype_name(ctype: Any) -> str:

@@ -85,7 +85,7 @@ class JitFunction:
         keep: list[Any] = []  # the filled storages of protocol arguments, alive for the call
         for spec, value in zip(self.specs, bound):
             if spec.kind == "protocol":
-                runtime.extend(compiled.slot_plans[spec.name].fill(found[spec.name], keep))
+                runtime.extend(compiled.slot_plans[spec.name].values(found[spec.name], keep))
             elif spec.kind == "struct":
                 runtime.extend(struct_leaves(spec, value, f"{self.name}()"))
             elif spec.kind == "stream":
@@ -226,10 +226,10 @@ class JitFunction:
         start = time.perf_counter()
         disk_key = self._disk_key(key, values)
         if disk_key is not None:
-            compiled = self._from_disk(disk_key, overrides)
+            compiled = self._from_disk(disk_key, overrides, contributed)
             if compiled is not None:
                 self.timings = {**compiled.timings, "total": time.perf_counter() - start}
-                return self._with_plans(compiled, contributed)
+                return compiled
         import dsl_mlir
 
         timings: dict[str, float] = {}
@@ -263,13 +263,14 @@ class JitFunction:
         for spec in self.specs:
             if spec.kind == "protocol":
                 compiled.slot_plans[spec.name] = SlotPlan.of(
-                    spec.name, contributed[spec.name], len(params[spec.name].slots),
-                    self.name)
+                    params[spec.name], contributed[spec.name], self.name)
         return compiled
 
-    def _from_disk(self, disk_key: str, overrides: dict[str, Any]) -> CompiledFunction | None:
-        """The verified disk-cache entry, loaded; None (and the entry removed) when it is
-        missing, invalid, not this function's ABI, or fails to load."""
+    def _from_disk(self, disk_key: str, overrides: dict[str, Any],
+                   contributed: dict[str, Any]) -> CompiledFunction | None:
+        """The verified disk-cache entry, loaded, with its slot plans; None (and the entry
+        removed) when it is missing, invalid, not this function's ABI (nor that of its
+        protocol arguments' ``__c_abi_spec__``), or fails to load."""
         hit = cache.load(disk_key)
         if hit is None:
             return None
@@ -280,12 +281,14 @@ class JitFunction:
         errors = []
         if hit.library is not None:
             try:
-                return load_shared(hit.abi, hit.dsl_text, hit.lowered_text, hit.library)
+                return self._with_plans(load_shared(hit.abi, hit.dsl_text, hit.lowered_text,
+                                                    hit.library), contributed)
             except Exception as err:  # e.g. memfds not executable here: use the lowered IR
                 errors.append(f"kernel.so: {err}")
         try:
-            return load_lowered(hit.abi, hit.dsl_text, hit.lowered_text, self.options)
-        except Exception as err:  # verified but unloadable: recompile
+            return self._with_plans(load_lowered(hit.abi, hit.dsl_text, hit.lowered_text,
+                                                 self.options), contributed)
+        except Exception as err:  # verified but unloadable (or another ABI): recompile
             errors.append(f"lowered.mlir: {err}")
         cache.discard(disk_key, "load failed: " + "; ".join(errors))
         return None
@@ -362,22 +365,46 @@ def _shape_of(value: Any, spec: ParamSpec, name: str) -> tuple[int, ...]:
 
 
 def _as_buffer(value: Any, function: str, param: str | None = None) -> Any:
-    """numpy arrays, numbers and GPU arrays pass through; CPU DLPack tensors become ndarray views
+    """numpy arrays, numbers and GPU arrays pass through; CPU DLPack tensors become ndarray
+    views; a value of a type registered in ``dsl_core.JitArgumentRegistry`` whose
+    JitArgument is one ``NativeSlot`` (a user's array type) becomes that slot's value
     (TypeError naming the function and the parameter, or ``out=``, when that fails)."""
     if type(value) is _NDARRAY:
         return value
     if hasattr(value, "__cuda_array_interface__"):
         return value
+    where = f"{function}(): " + (f"argument '{param}'" if param else "out=")
     if hasattr(value, "__dlpack__") and not hasattr(value, "__array_interface__"):
-        import numpy as np
-
         try:
             return np.from_dlpack(value)
         except Exception as err:  # a broken __dlpack__ may raise anything
-            where = f"{function}(): " + (f"argument '{param}'" if param else "out=")
             raise TypeError(f"{where}: cannot view {type(value).__name__} through DLPack on the "
                             f"CPU: {err}") from None
-    return value
+    if isinstance(value, _PASSED):
+        return value
+    return _registered_value(value, where)
+
+
+_PASSED = (int, float, np.generic, np.ndarray, type(None))
+
+
+def _registered_value(value: Any, where: str) -> Any:
+    """The native slot value of a registered type with a one-slot ABI, else ``value``."""
+    import dsl_core as dc
+    from dsl_core.abi import NativeSlot
+
+    reg = dc.JitArgumentRegistry.lookup(type(value))
+    if reg is None:
+        return value
+    try:
+        argument = reg.adapter(value)
+        entries = dc.c_abi_spec(argument)
+        if len(entries) != 1 or not isinstance(entries[0], NativeSlot):
+            return value  # not one array or number: the dispatcher explains
+        return entries[0].value_of(argument)
+    except Exception as err:  # a user's adapter or hook
+        raise TypeError(f"{where}: the {type(value).__name__} adapter of "
+                        f"JitArgumentRegistry failed: {type(err).__name__}: {err}") from None
 
 
 def _kernel_binaries(compiled: CompiledFunction) -> dict[str, bytes]:
