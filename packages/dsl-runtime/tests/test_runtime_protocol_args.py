@@ -442,3 +442,41 @@ def test_a_native_slot_that_contradicts_the_ir_types_is_a_compile_error() -> Non
     with pytest.raises(CompileError, match=r"argument 'p': entry 0 of .*Liar's __c_abi_spec__ "
                                            r"is a native f32 slot but __get_ir_types__ gave"):
         f(Liar(1, np.zeros(2, np.uint8)))
+
+
+def test_the_interpreter_runs_protocol_and_struct_arguments_like_the_compiled_code(
+        ex: Any) -> None:
+    """backend="interpret" binds a protocol argument as @jit does (registry, IR types,
+    NativeSlot values, __construct_from_ir_values__): differential against the compiled
+    functions of the example, inputs unchanged, kernels launched with one too."""
+    from dsl_parser.interpreter import Interpreted
+
+    rng = np.random.default_rng(11)
+    for shape in [(5,), (3, 4)]:
+        q = ex["QuantizedTensor"].quantize(rng.standard_normal(shape).astype(np.float32))
+        before = q.data.copy()
+        np.testing.assert_array_equal(Interpreted(ex["dequantize"])(q), ex["dequantize"](q))
+        np.testing.assert_array_equal(q.data, before)
+    flat = ex["QuantizedTensor"].quantize(np.linspace(-1, 1, 70, dtype=np.float32))
+    want, got = np.zeros(70, np.float32), np.zeros(70, np.float32)
+    ex["dequantize_launch"](flat, want)
+    Interpreted(ex["dequantize_launch"])(flat, got)
+    np.testing.assert_array_equal(got, want)
+    x, y = np.array([1, 0, -1, 2], np.float32), np.array([0, 1, 1, 0.5], np.float32)
+    for z in (0.5 + 2j, -1j):  # complex -> a @dc.struct Complex through the registry
+        for a, b in zip(Interpreted(ex["rotate"])(x, y, z), ex["rotate"](x, y, z), strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_the_interpreter_explains_entries_without_a_value() -> None:
+    from dsl_parser.interpreter import Interpreted
+
+    @jit(backend="interpret")
+    def first(p: Pair) -> pl.Tensor[pl.UINT8]:
+        return p.b
+
+    with pytest.raises(TypeError, match=r"argument 'p': entry 0 of Pair's __c_abi_spec__ is a "
+                                        r"\(ctype, fill\) pair; the interpreter reads slot "
+                                        r"values from dsl_core.NativeSlot entries"):
+        first(Pair(1, np.zeros(2, np.uint8)))
+    assert isinstance(first, Interpreted)

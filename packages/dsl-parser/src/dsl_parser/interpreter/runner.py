@@ -24,6 +24,7 @@ from ..ops.numerics import np, numpy_dtype, round_bf16
 from ..types import BF16, DType, Dynamic, ScalarType, TensorType
 from ..values import is_literal, literal_problem
 from . import runtime, state
+from .protocols import protocol_from_user, protocol_type, struct_from_user
 from .values import IScalar, ITensor
 
 _INITIAL, _RANGE = "__dsl_initial__", "__dsl_range__"
@@ -205,8 +206,28 @@ def convert_args(py_func: Callable[..., Any], args: Sequence[Any], kwargs: Mappi
             value = from_user(value, ann, name, dynamic, writeback)
         elif isinstance(ann, ScalarType):
             value = scalar_from_user(value, ann.dtype, name)
+        elif isinstance(ann, type):
+            value = _composite_from_user(value, ann, name, _slot_converter(dynamic, writeback))
         out.append(value)
     return out, dynamic
+
+
+def _composite_from_user(value: Any, ann: type, name: str, convert: Any) -> Any:
+    """A ``@dc.struct`` or protocol argument as the body sees it (others: as given)."""
+    if getattr(ann, "__dsl_kind__", None) == "struct":
+        return struct_from_user(value, ann, name, convert)
+    dsl_type = protocol_type(ann)
+    return value if dsl_type is None else protocol_from_user(value, dsl_type, name, convert)
+
+
+def _slot_converter(dynamic: dict[str, int], writeback: Writeback) -> Callable[..., Any]:
+    """``convert(value, pl_type, name)`` of one slot of a protocol argument."""
+    def convert(value: Any, t: Any, name: str) -> Any:
+        if isinstance(t, TensorType):
+            return from_user(value, t, name, dynamic, writeback)
+        return scalar_from_user(value, t.dtype, name)
+
+    return convert
 
 
 def to_user(array: Any, dtype: DType) -> Any:
