@@ -94,7 +94,7 @@ def dispatch_rows(workdir: Path) -> list[tuple[str, str, str]]:
     bench_kernel.affine_c(x, 2 + 1j, out=z)
     rows.append(("dsl @jit, user-registered type, out= given",
                  f"{per_call_us(lambda: bench_kernel.affine_c(x, 2 + 1j, out=z)):.3f}",
-                 "x, complex -> Affine (registry, hooks, Python fill)"))
+                 "x, complex -> Affine (registry, hooks, native slots)"))
     # Raw ctypes call of the same compiled code with descriptors built once.
     from dsl_runtime.adapters import memref_descriptor
 

@@ -196,3 +196,34 @@ def test_struct_with_a_value_dependent_jit_field_composes_specs(fake_ir):
     assert [s.value for s in storages] == [5, 99, 99]
     with pytest.raises(TypeError, match="compile_fill: Box has no static C ABI"):
         dc.compile_fill(Box)
+
+
+def test_static_entries_are_native_slots_naming_kind_and_value():
+    """Each entry of a static ABI is a NativeSlot: the (ctype, fill) pair, its slot kind
+    (the dtype table's, "ptr" for a stream) and the value a dispatcher marshals, which is
+    what the fill writes (before the f16/bf16 bit conversion)."""
+    value = Outer(flag=True, inner=Inner(1.5, -2.0), count=2**40, s=dc.Stream(0x1000))
+    spec = dc.c_abi_spec(value)
+    assert all(isinstance(e, dc.NativeSlot) for e in spec)
+    assert [e.kind for e in spec] == ["bool", "f16", "bf16", "u64", "ptr"]
+    assert [e.value_of(value) for e in spec] == [True, 1.5, -2.0, 2**40, 0x1000]
+    assert [e.dtype for e in spec[:4]] == [dc.Boolean.dtype, dc.Float16.dtype,
+                                           dc.BFloat16.dtype, dc.UInt64.dtype]
+    ctype, fill = spec[3]  # still unpacks as every entry
+    st = ctype()
+    fill(value, st)
+    assert (ctype, st.value) == (ctypes.c_uint64, 2**40)
+    (e,) = dc.c_abi_spec(dc.Int8(-3))
+    assert (e.kind, e.value_of(dc.Int8(-3)), e.value_of(7)) == ("i8", -3, 7)
+    with pytest.raises(ValueError, match="out of range"):
+        e.value_of(200)  # checked by the type, as the fill checks it
+
+
+def test_scalar_slot_reads_its_source():
+    entry = dc.scalar_slot(dc.UInt8, lambda a: a["n"])
+    assert (entry.kind, entry[0], entry.value_of({"n": 255})) == ("u8", ctypes.c_uint8, 255)
+    st = ctypes.c_uint8()
+    entry[1]({"n": 9}, st)
+    assert st.value == 9
+    with pytest.raises(ValueError, match="out of range"):
+        entry[1]({"n": 256}, st)

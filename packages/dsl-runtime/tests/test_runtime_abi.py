@@ -78,3 +78,31 @@ def test_generic_ctypes_path_equals_native_dispatch() -> None:
     fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(cf.abi.c_symbol))
     fn(packed)
     np.testing.assert_array_equal(out, expected)
+
+
+def test_the_builtin_adapters_entries_are_the_slots_the_abi_describes() -> None:
+    """One description of the built-in slots: the NativeSlot entries of dsl-core's scalars,
+    Stream and the ndarray adapter name the slot kinds the runtime's ABI gives the same
+    parameters (scalar_slot / memref_slot / stream_slot), for every dtype."""
+    import dsl_core as dc
+    from dsl_core import dtypes
+    from dsl_core.abi import abi_spec_of_type
+    from dsl_runtime.abi import NATIVE_KINDS, memref_slot, scalar_slot, stream_slot
+
+    scalars = {c.dtype: c for c in vars(dc).values()
+               if isinstance(c, type) and isinstance(getattr(c, "dtype", None), dtypes.DType)}
+    checked = 0
+    for d in dtypes.ALL:
+        if d in scalars:
+            entry, = abi_spec_of_type(scalars[d])
+            assert (entry.kind, entry.dtype) == (scalar_slot(d.abi_name).kind, d)
+            assert entry.kind in NATIVE_KINDS
+            checked += 1
+        if d.kind != "index":
+            array = np.zeros((2, 3), d.storage)
+            entry, = NdarrayArgument(array).__c_abi_spec__()
+            assert (entry.kind, entry.rank) == (memref_slot(d.abi_name, 2).kind, 2)
+            assert entry.dtype.storage == d.storage and entry.value_of(array) is array
+    assert checked >= 12
+    entry, = abi_spec_of_type(dc.Stream)
+    assert entry.kind == stream_slot().kind == "ptr" and entry.value_of(None) == 0
