@@ -120,3 +120,27 @@ def test_constexpr_has_no_ir_values_or_slots():
 def test_constexpr_equality_follows_signatures():
     assert dc.Constexpr(1) == dc.Constexpr(1) and dc.Constexpr(1) != dc.Constexpr(True)
     assert len({dc.Constexpr(1), dc.Constexpr(True), dc.Constexpr(1.0)}) == 3
+
+
+def test_a_registration_without_dsl_type_uses_each_values_own_class():
+    class Family:
+        pass
+
+    class Member(Family):
+        def __extract_to_ir_values__(self):
+            return []
+
+        @classmethod
+        def __construct_from_ir_values__(cls, values, exemplar=None):
+            return cls()
+
+    dc.JitArgumentRegistry.register(Family, lambda v: ("adapted", v), dsl_type=None)
+    try:
+        m = Member()
+        assert dc.JitArgumentRegistry.adapt(m) == (("adapted", m), Member)
+        assert dc.JitArgumentRegistry.dsl_type_for(Member) is Member
+        assert dc.JitArgumentRegistry.dsl_type_for(Family) is None  # not a DslType itself
+        with pytest.raises(TypeError, match=r"Family is not a DslType"):
+            dc.JitArgumentRegistry.adapt(Family())
+    finally:
+        dc.JitArgumentRegistry.unregister(Family)

@@ -1,8 +1,9 @@
 """``JitArgumentRegistry``: host adapters for raw Python types, looked up along the MRO.
 
 An adapter turns a Python value into a ``JitArgument`` (the host contract); ``dsl_type`` is
-the DSL type seen while tracing. A value whose type implements both ``JitArgument`` and
-``DslType`` needs no adapter. Defaults: ``bool -> Boolean``, ``int -> Int32``,
+the DSL type seen while tracing (``None``: each value's own type, for a family of types
+such as ``Array[E, N]`` whose classes are DslTypes). A value whose type implements both
+``JitArgument`` and ``DslType`` needs no adapter. Defaults: ``bool -> Boolean``, ``int -> Int32``,
 ``float -> Float32`` (re-register with ``replace=True`` to change them).
 """
 
@@ -22,7 +23,7 @@ Adapter = Callable[[Any], Any]
 class Registration(NamedTuple):
     py_type: type
     adapter: Adapter
-    dsl_type: type
+    dsl_type: type | None  # None: the value's own type
 
 
 class JitArgumentRegistry:
@@ -34,10 +35,12 @@ class JitArgumentRegistry:
 
     @classmethod
     def register(
-        cls, py_type: type, adapter: Adapter | None = None, *, dsl_type: type,
+        cls, py_type: type, adapter: Adapter | None = None, *, dsl_type: type | None,
         replace: bool = False,
     ) -> Any:
-        """Register ``adapter`` for ``py_type``; without ``adapter``, returns a decorator."""
+        """Register ``adapter`` for ``py_type``; without ``adapter``, returns a decorator.
+        ``dsl_type=None`` means each value's own type (a subclass of ``py_type``) is its
+        DslType."""
         if adapter is None:
             def decorator(fn: Adapter) -> Adapter:
                 cls.register(py_type, fn, dsl_type=dsl_type, replace=replace)
@@ -59,7 +62,8 @@ class JitArgumentRegistry:
             raise TypeError(
                 f"JitArgumentRegistry.register({py_type.__name__}): adapter is not callable"
             )
-        if not isinstance(dsl_type, type) or not supports(dsl_type, "DslType"):
+        if dsl_type is not None and (not isinstance(dsl_type, type)
+                                     or not supports(dsl_type, "DslType")):
             reason = why_not(dsl_type, "DslType") if isinstance(dsl_type, type) else "not a type"
             raise TypeError(
                 f"JitArgumentRegistry.register({py_type.__name__}): dsl_type must be a DslType "
@@ -106,6 +110,8 @@ class JitArgumentRegistry:
             return None
         reg = cls.lookup(annotation)
         if reg is not None:
+            if reg.dsl_type is None:  # the annotation's own type, when it is a DslType
+                return annotation if supports(annotation, "DslType") else None
             return reg.dsl_type
         if any(r.dsl_type is annotation for r in cls._entries.values()):
             return annotation
@@ -127,7 +133,9 @@ class JitArgumentRegistry:
         t = type(value)
         reg = cls.lookup(t)
         if reg is not None:
-            return reg.adapter(value), reg.dsl_type
+            if reg.dsl_type is None and not supports(t, "DslType"):
+                raise TypeError(f"{t.__name__} is not a DslType ({why_not(t, 'DslType')})")
+            return reg.adapter(value), reg.dsl_type or t
         if cls.is_native(t):
             return value, t
         raise TypeError(

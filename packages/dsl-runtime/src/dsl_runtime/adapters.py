@@ -123,6 +123,42 @@ def adapt(value: Any) -> Any:
                     f"dsl_core.JitArgumentRegistry.register")
 
 
+class ArrayArgument:
+    """Host contract of a dsl-core ``Array[E, N]`` of scalars: ``N`` scalar slots, one per
+    element (a ``NativeSlot`` each), cached by its type; the array's own class rebuilds it
+    in the body (``a[i]`` is element ``i``). Arrays of structs or arrays are refused."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        if not isinstance(getattr(type(value).element, "dtype", None), dtypes.DType):
+            raise TypeError(f"{type(value).__name__}: only arrays of scalars pass to a "
+                            "compiled function")
+        self.value = value
+
+    def __iter__(self) -> Any:  # the exemplar of Array.__construct_from_ir_values__
+        return iter(self.value)
+
+    def __get_ir_types__(self) -> list[Any]:
+        from dsl_parser.types import ScalarType
+
+        return [ScalarType(type(self.value).element.dtype)] * len(self.value)
+
+    def __cache_signature__(self) -> Hashable:
+        return dc.type_signature(type(self.value))
+
+    def __c_abi_spec__(self) -> list[NativeSlot]:
+        element = type(self.value).element
+        return [dc.scalar_slot(element, _item(i)) for i in range(len(self.value))]
+
+
+def _item(i: int) -> Callable[[Any], Any]:
+    def item(argument: Any) -> Any:
+        return argument.value[i].value  # the element's Python value
+
+    return item
+
+
 def _numpy_scalars() -> dict[type, type]:
     """numpy scalar type -> the dsl-core scalar class of its dtype (from the dtype table)."""
     classes: dict[str, type] = {}
@@ -139,6 +175,8 @@ def register() -> None:
     dsl-core scalar of their dtype."""
     if dc.JitArgumentRegistry.lookup(np.ndarray) is None:
         dc.JitArgumentRegistry.register(np.ndarray, NdarrayArgument, dsl_type=dc.Tensor)
+    if dc.JitArgumentRegistry.lookup(dc.Array) is None:  # Array[E, N] is its own DslType
+        dc.JitArgumentRegistry.register(dc.Array, ArrayArgument, dsl_type=None)
     for py_type, scalar in _numpy_scalars().items():
         found = dc.JitArgumentRegistry.lookup(py_type)  # numpy.float64 is a float subclass
         if found is None or found.py_type is not py_type:

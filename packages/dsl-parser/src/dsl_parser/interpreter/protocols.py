@@ -33,7 +33,7 @@ def protocol_from_user(value: Any, dsl_type: type, name: str, convert: Any) -> A
     import dsl_core as dc
     from dsl_core.abi import NativeSlot
 
-    if isinstance(value, dsl_type) and _is_rebuilt(value):
+    if isinstance(value, ArrayView) or (isinstance(value, dsl_type) and _is_rebuilt(value)):
         return value  # rebuilt in an interpreted host function, passed on to a kernel
     argument, got = _adapt(value, dsl_type, name)
     if getattr(got, "__dsl_kind__", None) == "struct":
@@ -50,7 +50,13 @@ def protocol_from_user(value: Any, dsl_type: type, name: str, convert: Any) -> A
                             "__c_abi_spec__ is a (ctype, fill) pair; the interpreter reads "
                             "slot values from dsl_core.NativeSlot entries (their source)")
         values.append(convert(entry.value_of(argument), t, f"{name}.{i}"))
+    if issubclass(got, dc.Array):
+        return ArrayView(values)  # its elements, indexed as in the compiled body
     return dc.construct_from_ir_values(got, values, argument)
+
+
+class ArrayView(tuple):  # type: ignore[type-arg]
+    """A ``dc.Array`` argument in an interpreted body: its elements as typed scalars."""
 
 
 class StructView:

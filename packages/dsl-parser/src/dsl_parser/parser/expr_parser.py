@@ -129,9 +129,11 @@ class ExprParser:
             return self._slice_tensor(node, base)
         index = self.visit(node.slice)
         try:
-            return base[index]  # type: ignore[index]
+            found = base[index]  # type: ignore[index]
         except (TypeError, IndexError, KeyError, ValueError) as exc:
             self.error(node, ParserTypeError, f"invalid subscript: {exc}")
+        # e.g. an element of a dc.Array parameter: a traced scalar becomes a DSL value
+        return as_dsl_value(found, self.state.builder.info)
 
     def _slice_tensor(self, node: ast.Subscript, base: TypedValue) -> object:
         """``x[a:b, :]``: a rank-preserving window with compile-time bounds (``pl.slice``)."""
