@@ -144,3 +144,41 @@ def test_a_registration_without_dsl_type_uses_each_values_own_class():
             dc.JitArgumentRegistry.adapt(Family())
     finally:
         dc.JitArgumentRegistry.unregister(Family)
+
+
+def test_attribute_registrations_adapt_duck_typed_values():
+    """register_attribute: any type with the attribute (after the type registrations);
+    the attribute must be readable on the value itself (a raising property does not
+    count), and attribute registrations are tried in registration order."""
+
+    class Duck:
+        def __quack__(self):
+            return "quack"
+
+    class Shy:
+        @property
+        def __quack__(self):
+            raise AttributeError("not on this instance")
+
+        def __honk__(self):
+            return "honk"
+
+    reg = dc.JitArgumentRegistry
+    reg.register_attribute("__quack__", lambda v: ("quacked", v), dsl_type=dc.Int32)
+    reg.register_attribute("__honk__", lambda v: ("honked", v), dsl_type=dc.Float32)
+    try:
+        d, s = Duck(), Shy()
+        assert reg.adapt(d) == (("quacked", d), dc.Int32)
+        assert reg.adapt(s) == (("honked", s), dc.Float32)  # its __quack__ raises
+        assert reg.lookup(int).adapter is dc.Int32  # type registrations come first
+        with pytest.raises(ValueError, match="__quack__ is already registered"):
+            reg.register_attribute("__quack__", lambda v: v, dsl_type=dc.Int32)
+        with pytest.raises(TypeError, match="is not an attribute name"):
+            reg.register_attribute("no such", lambda v: v, dsl_type=dc.Int32)
+    finally:
+        reg.unregister_attribute("__quack__")
+        reg.unregister_attribute("__honk__")
+    with pytest.raises(TypeError, match="no JitArgument adapter for Duck"):
+        reg.adapt(Duck())
+    with pytest.raises(KeyError, match="no registration for attribute __quack__"):
+        reg.unregister_attribute("__quack__")

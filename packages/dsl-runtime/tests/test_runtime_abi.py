@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 import numpy as np
+import pytest
 import runtime_kernels as k
 
 import dsl_core as dc
@@ -106,3 +108,40 @@ def test_the_builtin_adapters_entries_are_the_slots_the_abi_describes() -> None:
     assert checked >= 12
     entry, = abi_spec_of_type(dc.Stream)
     assert entry.kind == stream_slot().kind == "ptr" and entry.value_of(None) == 0
+
+
+def test_duck_typed_arrays_are_registry_adapters() -> None:
+    """A device array (``__cuda_array_interface__``) and a CPU DLPack tensor go through
+    the registry's attribute registrations: one memref NativeSlot each, the device one
+    passing the object itself to the dispatcher's device mode (its Python fill refuses,
+    there is no host memory), the DLPack one its numpy view."""
+
+    class FakeDevice:
+        @property
+        def __cuda_array_interface__(self) -> dict[str, Any]:
+            return {"shape": (3, 4), "typestr": "<f2", "data": (0, False), "version": 3}
+
+    class OnlyDlpack:
+        def __init__(self, array: np.ndarray) -> None:
+            self._a = array
+
+        def __dlpack__(self, **kwargs: Any) -> Any:
+            return self._a.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self) -> Any:
+            return self._a.__dlpack_device__()
+
+    device = FakeDevice()
+    argument, dsl_type = dc.JitArgumentRegistry.adapt(device)
+    assert dsl_type is dc.Tensor and dc.cache_signature(argument) == ("device", "<f2", (3, 4))
+    (entry,) = dc.c_abi_spec(argument)
+    assert (entry.kind, entry.rank, entry.dtype.name) == ("memref", 2, "FP16")
+    assert entry.value_of(argument) is device
+    with pytest.raises(TypeError, match="device mode only"):
+        entry[1](argument, entry[0]())
+    array = np.arange(6, dtype=np.int16)
+    argument, _ = dc.JitArgumentRegistry.adapt(OnlyDlpack(array))
+    (entry,) = dc.c_abi_spec(argument)
+    view = entry.value_of(argument)
+    assert entry.kind == "memref" and view.dtype == np.int16
+    assert np.shares_memory(view, array)

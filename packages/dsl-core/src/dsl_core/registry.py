@@ -24,12 +24,14 @@ class Registration(NamedTuple):
     py_type: type
     adapter: Adapter
     dsl_type: type | None  # None: the value's own type
+    attribute: str | None = None  # set for a register_attribute entry
 
 
 class JitArgumentRegistry:
     """Class-level registry (use the classmethods; there are no instances)."""
 
     _entries: ClassVar[dict[type, Registration]] = {}
+    _attributes: ClassVar[dict[str, Registration]] = {}  # duck-typed: by an attribute
     _lookups: ClassVar[dict[type, Registration | None]] = {}
     _native: ClassVar[dict[type, bool]] = {}
 
@@ -76,6 +78,28 @@ class JitArgumentRegistry:
             )
 
     @classmethod
+    def register_attribute(cls, attribute: str, adapter: Adapter, *, dsl_type: type | None,
+                           replace: bool = False) -> None:
+        """Register ``adapter`` for values of any type that has ``attribute`` (a protocol
+        such as ``__dlpack__`` or ``__cuda_array_interface__``): tried, in registration
+        order, for types that no :meth:`register` entry covers."""
+        if not (isinstance(attribute, str) and attribute.isidentifier()):
+            raise TypeError(f"JitArgumentRegistry.register_attribute: {attribute!r} is not "
+                            "an attribute name")
+        cls._check(object, adapter, dsl_type, True)
+        if attribute in cls._attributes and not replace:
+            raise ValueError(f"JitArgumentRegistry.register_attribute: {attribute} is already "
+                             "registered (pass replace=True to override)")
+        cls._attributes[attribute] = Registration(object, adapter, dsl_type, attribute)
+        cls._lookups.clear()
+
+    @classmethod
+    def unregister_attribute(cls, attribute: str) -> None:
+        if cls._attributes.pop(attribute, None) is None:
+            raise KeyError(f"JitArgumentRegistry: no registration for attribute {attribute}")
+        cls._lookups.clear()
+
+    @classmethod
     def unregister(cls, py_type: type) -> None:
         if cls._entries.pop(py_type, None) is None:
             raise KeyError(f"JitArgumentRegistry: {type_name(py_type)} is not registered")
@@ -83,14 +107,29 @@ class JitArgumentRegistry:
 
     @classmethod
     def lookup(cls, py_type: type) -> Registration | None:
-        """The registration for ``py_type`` or its nearest registered base class."""
+        """The registration for ``py_type`` or its nearest registered base class, else the
+        first attribute registration whose attribute ``py_type`` has."""
         try:
             return cls._lookups[py_type]
         except KeyError:
             pass
         found = next((cls._entries[b] for b in py_type.__mro__ if b in cls._entries), None)
+        if found is None:
+            found = next((reg for attribute, reg in cls._attributes.items()
+                          if hasattr(py_type, attribute)), None)
         cls._lookups[py_type] = found
         return found
+
+    @classmethod
+    def for_value(cls, value: Any) -> Registration | None:
+        """The registration :meth:`adapt` uses for ``value``: :meth:`lookup` of its type,
+        except that an attribute registration needs the attribute on the value itself
+        (a class may declare ``__cuda_array_interface__`` as a property that raises on
+        CPU instances, as torch does)."""
+        reg = cls.lookup(type(value))
+        if reg is None or reg.attribute is None or hasattr(value, reg.attribute):
+            return reg
+        return next((r for a, r in cls._attributes.items() if hasattr(value, a)), None)
 
     @classmethod
     def is_native(cls, py_type: type) -> bool:
@@ -131,7 +170,7 @@ class JitArgumentRegistry:
     def adapt(cls, value: Any) -> tuple[Any, type]:
         """``(jit_argument, dsl_type)`` for a Python argument."""
         t = type(value)
-        reg = cls.lookup(t)
+        reg = cls.for_value(value)
         if reg is not None:
             if reg.dsl_type is None and not supports(t, "DslType"):
                 raise TypeError(f"{t.__name__} is not a DslType ({why_not(t, 'DslType')})")

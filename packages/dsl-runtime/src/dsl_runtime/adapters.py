@@ -3,9 +3,11 @@
 | Python value | adapter | IR type | ABI slots |
 |---|---|---|---|
 | ``numpy.ndarray`` | ``NdarrayArgument`` | ``tensor<d0x...xT>`` | one ``Memref *`` |
-| object with ``__dlpack__`` (CPU) | ``NdarrayArgument`` over ``numpy.from_dlpack`` | same | same |
 | ``int`` / ``float`` / ``bool`` | dsl-core's Int32 / Float32 / Boolean (or the annotated dtype) | scalar | one |
 | numpy scalars (``numpy.float32``, ``numpy.uint8``...) | the dsl-core scalar of their dtype | scalar | one |
+| ``dc.Array[E, N]`` of scalars | ``ArrayArgument`` (the array's class is its DslType) | N scalars | N |
+| object with ``__cuda_array_interface__`` | ``DeviceArrayArgument`` | ``tensor<...>`` | one (device mode) |
+| object with ``__dlpack__`` (CPU) | ``NdarrayArgument`` over ``numpy.from_dlpack`` | ``tensor<...>`` | one |
 
 Each entry of an adapter's ``__c_abi_spec__`` is a ``dsl_core.NativeSlot``: the C
 dispatcher marshals the slot's value itself (a memref descriptor from an array, a
@@ -108,19 +110,61 @@ def _array_of(argument: Any) -> Any:
     return argument.array if isinstance(argument, NdarrayArgument) else argument
 
 
+class DeviceArrayArgument:
+    """Host contract of a GPU array (``__cuda_array_interface__``): one memref slot that
+    the C dispatcher's device mode fills from the interface; it has no host memory, so
+    its Python fill refuses."""
+
+    __slots__ = ("interface", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value, self.interface = value, value.__cuda_array_interface__
+
+    def _dtype(self) -> dtypes.DType:
+        found = dtypes.lookup(np.dtype(self.interface["typestr"]).name)
+        if found is None:
+            raise TypeError(f"a device array of typestr {self.interface['typestr']!r} has no "
+                            "DSL element type")
+        return found
+
+    def __get_ir_types__(self) -> list[Any]:
+        from dsl_parser.types import TensorType
+
+        return [TensorType(tuple(int(d) for d in self.interface["shape"]), self._dtype())]
+
+    def __cache_signature__(self) -> Hashable:
+        return ("device", self.interface["typestr"], tuple(self.interface["shape"]))
+
+    def __c_abi_spec__(self) -> list[NativeSlot]:
+        def fill(argument: Any, storage: Any) -> None:
+            raise TypeError("a device array is marshalled by the C dispatcher's device mode "
+                            "only (it has no host memory to describe)")
+
+        rank = len(self.interface["shape"])
+        return [NativeSlot(ctypes.POINTER(memref_descriptor(rank)), fill, "memref",
+                           _device_value, dtype=self._dtype(), rank=rank)]
+
+
+def _device_value(argument: Any) -> Any:
+    return argument.value  # the dispatcher reads its __cuda_array_interface__
+
+
+def dlpack_argument(value: Any) -> NdarrayArgument:
+    """The JitArgument of a CPU DLPack tensor: a numpy view of it (TypeError when the
+    tensor cannot be viewed on the CPU)."""
+    try:
+        return NdarrayArgument(np.from_dlpack(value))
+    except Exception as err:  # a broken or device __dlpack__ may raise anything
+        raise TypeError(f"cannot view {type(value).__name__} through DLPack on the CPU: "
+                        f"{err}") from None
+
+
 def adapt(value: Any) -> Any:
-    """A JitArgument for ``value``: registry first, then any CPU ``__dlpack__`` object."""
+    """The JitArgument of ``value`` through ``dsl_core.JitArgumentRegistry`` (where the
+    runtime registers arrays, numpy scalars, dc.Array, DLPack and device arrays)."""
     if isinstance(value, np.ndarray):
         return NdarrayArgument(value)
-    reg = dc.JitArgumentRegistry.lookup(type(value))
-    if reg is not None:
-        return reg.adapter(value)
-    if hasattr(value, "__dlpack__"):
-        return NdarrayArgument(value)
-    if isinstance(value, dc.JitArgument):
-        return value
-    raise TypeError(f"no JitArgument adapter for {type(value).__name__}; register one with "
-                    f"dsl_core.JitArgumentRegistry.register")
+    return dc.JitArgumentRegistry.adapt(value)[0]
 
 
 class ArrayArgument:
@@ -177,6 +221,11 @@ def register() -> None:
         dc.JitArgumentRegistry.register(np.ndarray, NdarrayArgument, dsl_type=dc.Tensor)
     if dc.JitArgumentRegistry.lookup(dc.Array) is None:  # Array[E, N] is its own DslType
         dc.JitArgumentRegistry.register(dc.Array, ArrayArgument, dsl_type=None)
+    # duck-typed arrays, by protocol: device arrays first (a CuPy array has both)
+    reg = dc.JitArgumentRegistry
+    for attribute, adapter in (("__cuda_array_interface__", DeviceArrayArgument),
+                               ("__dlpack__", dlpack_argument)):
+        reg.register_attribute(attribute, adapter, dsl_type=dc.Tensor, replace=True)
     for py_type, scalar in _numpy_scalars().items():
         found = dc.JitArgumentRegistry.lookup(py_type)  # numpy.float64 is a float subclass
         if found is None or found.py_type is not py_type:

@@ -365,35 +365,18 @@ def _shape_of(value: Any, spec: ParamSpec, name: str) -> tuple[int, ...]:
 
 
 def _as_buffer(value: Any, function: str, param: str | None = None) -> Any:
-    """numpy arrays, numbers and GPU arrays pass through; CPU DLPack tensors become ndarray
-    views; a value of a type registered in ``dsl_core.JitArgumentRegistry`` whose
-    JitArgument is one ``NativeSlot`` (a user's array type) becomes that slot's value
-    (TypeError naming the function and the parameter, or ``out=``, when that fails)."""
-    if type(value) is _NDARRAY:
+    """What the C dispatcher reads for an array or number argument: numpy arrays and
+    numbers as they are; anything else through ``dsl_core.JitArgumentRegistry`` when its
+    JitArgument is one ``NativeSlot`` (a CPU DLPack tensor: its numpy view; a device
+    array: itself; a user's registered array type: its array), else as it is for the
+    dispatcher to explain (TypeError naming the function and the parameter, or
+    ``out=``, when an adapter fails)."""
+    if type(value) is _NDARRAY or isinstance(value, _PASSED):
         return value
-    if hasattr(value, "__cuda_array_interface__"):
-        return value
-    where = f"{function}(): " + (f"argument '{param}'" if param else "out=")
-    if hasattr(value, "__dlpack__") and not hasattr(value, "__array_interface__"):
-        try:
-            return np.from_dlpack(value)
-        except Exception as err:  # a broken __dlpack__ may raise anything
-            raise TypeError(f"{where}: cannot view {type(value).__name__} through DLPack on the "
-                            f"CPU: {err}") from None
-    if isinstance(value, _PASSED):
-        return value
-    return _registered_value(value, where)
-
-
-_PASSED = (int, float, np.generic, np.ndarray, type(None))
-
-
-def _registered_value(value: Any, where: str) -> Any:
-    """The native slot value of a registered type with a one-slot ABI, else ``value``."""
     import dsl_core as dc
     from dsl_core.abi import NativeSlot
 
-    reg = dc.JitArgumentRegistry.lookup(type(value))
+    reg = dc.JitArgumentRegistry.for_value(value)
     if reg is None:
         return value
     try:
@@ -403,8 +386,13 @@ def _registered_value(value: Any, where: str) -> Any:
             return value  # not one array or number: the dispatcher explains
         return entries[0].value_of(argument)
     except Exception as err:  # a user's adapter or hook
-        raise TypeError(f"{where}: the {type(value).__name__} adapter of "
+        where = f"{function}(): " + (f"argument '{param}'" if param else "out=")
+        raise TypeError(f"{where}: {err}" if isinstance(err, TypeError) else
+                        f"{where}: the {type(value).__name__} adapter of "
                         f"JitArgumentRegistry failed: {type(err).__name__}: {err}") from None
+
+
+_PASSED = (int, float, np.generic, np.ndarray, type(None))
 
 
 def _kernel_binaries(compiled: CompiledFunction) -> dict[str, bytes]:
