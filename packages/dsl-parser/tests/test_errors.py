@@ -55,7 +55,6 @@ def f(x: {T}):
 
 
 @pytest.mark.parametrize(("stmt", "words"), [
-    ("while True:\n        pass", "while loops"),
     ("try:\n        pass\n    except Exception:\n        pass", "try statements"),
     ("with x:\n        pass", "with statements"),
     ("def g():\n        pass", "nested function definitions"),
@@ -91,13 +90,26 @@ def test_unsupported_expressions_are_named(expr: str, words: str) -> None:
     """, 4, 9, [words])
 
 
-def test_break_and_return_in_loops_are_rejected() -> None:
+def test_while_break_and_return_in_loops_need_non_strict_ssa() -> None:
+    raises_at(UnsupportedFeatureError, f"""
+        @pl.function
+        def f(x: {T}):
+            while True:
+                pass
+    """, 4, 5, ["a while loop carries the names it reassigns, which strict SSA forbids"])
     raises_at(UnsupportedFeatureError, f"""
         @pl.function
         def f(x: {T}):
             for i in pl.range(3):
                 break
-    """, 5, 9, ["break statements"])
+    """, 5, 9, ["break statements need non-strict SSA (strict_ssa=False)"])
+    raises_at(UnsupportedFeatureError, f"""
+        @pl.function
+        def f(x: {T}):
+            for i in pl.range(3):
+                if i > 1:
+                    continue
+    """, 6, 13, ["continue statements need non-strict SSA"])
     raises_at(UnsupportedFeatureError, f"""
         @pl.function
         def f(x: {T}):

@@ -73,6 +73,10 @@ def read_params(fn: Any) -> tuple[ParamSpec, ...]:
             raise TypeError(f"{where}: parameter '{p.name}' needs a type annotation "
                             f"(pl.Tensor[...], pl.Scalar[...] or dc.Constexpr[T])")
         ann = annotations[p.name]
+        if isinstance(ann, dtypes.DType):  # `n: pl.INT32` means pl.Scalar[pl.INT32]
+            from dsl_parser.types import ScalarType
+
+            ann = ScalarType(ann)
         kind = _kind(p.name, ann, where)
         specs.append(ParamSpec(p.name, kind, ann,
                                dc.JitArgumentRegistry.parameter_type(ann)

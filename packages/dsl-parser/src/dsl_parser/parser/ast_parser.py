@@ -22,11 +22,13 @@ from ..errors import (
 from ..spans import Span
 from ..types import PlType, ScalarType, TensorType, types_match
 from ..values import TypedValue, is_literal
+from .exits import rewrite_exits
 from .expr_parser import ExprParser
 from .if_parser import IfParser
 from .loop_parser import LoopParser
 from .state import FUNCTION, KERNEL, ParserState
 from .syntax import UNSUPPORTED_STATEMENTS, yield_call
+from .while_parser import WhileParser
 
 
 class ASTParser:
@@ -37,11 +39,13 @@ class ASTParser:
         self.exprs = ExprParser(state, self.visit_expr)
         self.loops = LoopParser(state, self.visit_expr, self.visit_block)
         self.ifs = IfParser(state, self.visit_expr, self.visit_block)
+        self.whiles = WhileParser(state, self.visit_expr, self.visit_block)
         self.returned: list[TypedValue] | None = None
         self._statements: dict[type[ast.AST], Callable[..., None]] = {
             ast.Assign: self.assign, ast.AnnAssign: self.ann_assign,
             ast.AugAssign: self.aug_assign, ast.Expr: self.expr_stmt,
-            ast.For: self.loops.parse, ast.If: self.ifs.parse, ast.Pass: lambda node: None,
+            ast.For: self.loops.parse, ast.If: self.ifs.parse, ast.While: self.whiles.parse,
+            ast.Pass: lambda node: None,
             ast.Return: self.misplaced_return,
         }
 
@@ -90,6 +94,10 @@ class ASTParser:
     # -- function body ------------------------------------------------------------------------
     def parse_body(self, body: Sequence[ast.stmt]) -> list[TypedValue] | None:
         """Parse a function body; the returned values (None when there is no return)."""
+        if self.state.strict:
+            self._strict_exits(body)
+        else:
+            body = rewrite_exits(list(body), early_return=self.state.mode != FUNCTION)
         for index, stmt in enumerate(body):
             if isinstance(stmt, ast.Return):
                 if index != len(body) - 1:
@@ -99,6 +107,16 @@ class ASTParser:
             else:
                 self.visit_stmt(stmt)
         return self.returned
+
+    def _strict_exits(self, body: Sequence[ast.stmt]) -> None:
+        """break/continue (and early returns) need flags, which strict SSA cannot reassign."""
+        for stmt in body:
+            for node in ast.walk(stmt):
+                if isinstance(node, (ast.Break, ast.Continue)):
+                    what = "break" if isinstance(node, ast.Break) else "continue"
+                    self.error(node, UnsupportedFeatureError,
+                               f"{what} statements need non-strict SSA (strict_ssa=False)",
+                               hint="@jit(strict_ssa=False); @pl.kernel bodies are not strict")
 
     def _return(self, node: ast.Return) -> None:
         if node.value is None:
@@ -128,6 +146,11 @@ class ASTParser:
     def misplaced_return(self, node: ast.Return) -> None:
         if node.value is not None and self.state.mode != FUNCTION:
             self._return(node)  # the "returns nothing" error
+        if self.state.mode != FUNCTION:  # strict: no flags for an early return
+            self.error(node, UnsupportedFeatureError,
+                       "return inside a loop or a branch needs non-strict SSA "
+                       "(strict_ssa=False)",
+                       hint="@jit(strict_ssa=False); @pl.kernel bodies are not strict")
         self.error(node, UnsupportedFeatureError,
                    "return inside a loop or a branch is not supported",
                    hint="pass values out with pl.yield_ and return at the end of the function")

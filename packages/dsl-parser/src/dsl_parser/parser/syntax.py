@@ -18,7 +18,6 @@ UNSUPPORTED_STATEMENTS: dict[type[ast.AST], str] = {
     ast.Try: "try statements",
     ast.With: "with statements",
     ast.AsyncWith: "with statements",
-    ast.While: "while loops",
     ast.AsyncFor: "async for loops",
     ast.Raise: "raise statements",
     ast.Assert: "assert statements",

@@ -1,0 +1,111 @@
+"""Kernels and functions with while, break, continue and early return (control-flow tests)."""
+
+from __future__ import annotations
+
+import dsl_parser.language as pl
+
+N = pl.dynamic("N")
+M = pl.dynamic("M")
+
+
+@pl.kernel
+def mandelbrot_k(cr: pl.Tensor[[N], pl.FP32], ci: pl.Tensor[[N], pl.FP32],
+                 out: pl.Tensor[[N], pl.INT32], max_iter: pl.INT32):
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if i >= out.shape[0]:
+        return
+    x = 0.0
+    y = 0.0
+    n: pl.INT32 = 0
+    while n < max_iter:
+        if x * x + y * y > 4.0:
+            break
+        t = x * x - y * y + cr[i]
+        y = 2.0 * x * y + ci[i]
+        x = t
+        n = n + 1
+    out[i] = n
+
+
+def mandelbrot(cr: pl.Tensor[[N], pl.FP32], ci: pl.Tensor[[N], pl.FP32],
+               out: pl.Tensor[[N], pl.INT32], max_iter: pl.INT32):
+    mandelbrot_k(cr, ci, out, max_iter).launch(grid=(pl.ceil_div(out.shape[0], 64),),
+                                               block=(64,))
+
+
+@pl.kernel
+def row_scan_k(a: pl.Tensor[[M, N], pl.FP32], limit: pl.FP32, total: pl.Tensor[[M], pl.FP32],
+               count: pl.Tensor[[M], pl.INT32]):
+    """Per row: sum the non-negative values (continue skips the others) until the sum
+    passes ``limit`` (break); count the values summed."""
+    r = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if r < a.shape[0]:
+        acc = 0.0
+        used: pl.INT32 = 0
+        for j in range(a.shape[1]):
+            v = a[r, j]
+            if v < 0.0:
+                continue
+            acc = acc + v
+            used = used + 1
+            if acc > limit:
+                break
+        total[r] = acc
+        count[r] = used
+
+
+def row_scan(a: pl.Tensor[[M, N], pl.FP32], limit: pl.FP32, total: pl.Tensor[[M], pl.FP32],
+             count: pl.Tensor[[M], pl.INT32]):
+    row_scan_k(a, limit, total, count).launch(grid=(pl.ceil_div(a.shape[0], 32),),
+                                              block=(32,))
+
+
+@pl.kernel
+def find_k(a: pl.Tensor[[M, N], pl.INT32], target: pl.INT32, where: pl.Tensor[[M], pl.INT32]):
+    """Per row: the first column holding ``target`` (return from inside the loop), else -1;
+    a nested loop whose break leaves only the inner loop counts the row's repeats."""
+    r = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if r >= a.shape[0]:
+        return
+    for j in range(a.shape[1]):
+        if a[r, j] == target:
+            where[r] = pl.cast(j, pl.INT32)
+            return
+    where[r] = -1
+
+
+def find(a: pl.Tensor[[M, N], pl.INT32], target: pl.INT32, where: pl.Tensor[[M], pl.INT32]):
+    find_k(a, target, where).launch(grid=(pl.ceil_div(a.shape[0], 16),), block=(16,))
+
+
+@pl.kernel
+def runs_k(a: pl.Tensor[[M, N], pl.INT32], runs: pl.Tensor[[M], pl.INT32]):
+    """Per row: the length of the run of equal values starting at each column, summed
+    (an inner while loop with a compound condition inside a for loop)."""
+    r = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if r < a.shape[0]:
+        total: pl.INT32 = 0
+        for j in range(a.shape[1]):
+            k = j + 1
+            while k < a.shape[1]:
+                if a[r, k] != a[r, j]:
+                    break
+                k = k + 1
+            total = total + pl.cast(k - j, pl.INT32)
+        runs[r] = total
+
+
+def runs(a: pl.Tensor[[M, N], pl.INT32], runs_out: pl.Tensor[[M], pl.INT32]):
+    runs_k(a, runs_out).launch(grid=(pl.ceil_div(a.shape[0], 16),), block=(16,))
+
+
+def collatz_steps(n: pl.INT64) -> pl.Tensor[[1], pl.INT64]:
+    """A while loop in a function: the Collatz steps of ``n`` (scalar code, one result)."""
+    steps: pl.INT64 = 0
+    while n != 1:
+        if n % 2 == 0:  # noqa: SIM108 (DSL code: an if statement, not an expression)
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps = steps + 1
+    return pl.full([1], steps, pl.INT64)
