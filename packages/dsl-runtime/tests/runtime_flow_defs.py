@@ -109,3 +109,51 @@ def collatz_steps(n: pl.INT64) -> pl.Tensor[[1], pl.INT64]:
             n = 3 * n + 1
         steps = steps + 1
     return pl.full([1], steps, pl.INT64)
+
+
+@pl.kernel
+def histogram_k(x: pl.Tensor[[N], pl.INT32], bins: pl.Tensor[[M], pl.INT32],
+                first: pl.Tensor[[M], pl.INT32]):
+    """Counts with atomic_add; the first writer of each bin (atomic_cas from -1) records
+    its index; atomic_max/min keep extremes in bins' neighbours (checked by the test)."""
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if i < x.shape[0]:
+        b = x[i]
+        pl.atomic_add(bins, b, 1)
+        pl.atomic_cas(first, b, -1, pl.cast(i, pl.INT32))
+
+
+def histogram(x: pl.Tensor[[N], pl.INT32], bins: pl.Tensor[[M], pl.INT32],
+              first: pl.Tensor[[M], pl.INT32]):
+    histogram_k(x, bins, first).launch(grid=(pl.ceil_div(x.shape[0], 64),), block=(64,))
+
+
+@pl.kernel
+def extremes_k(x: pl.Tensor[[N], pl.FP32], out: pl.Tensor[[4], pl.FP32],
+               total: pl.Tensor[[1, 1], pl.FP64], swaps: pl.Tensor[[N], pl.FP32]):
+    """Float atomics: min, max, add (into float64 at a 2-D index), exchange (old values)."""
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if i < x.shape[0]:
+        v = x[i]
+        pl.atomic_min(out, 0, v)
+        pl.atomic_max(out, 1, v)
+        pl.atomic_add(total, (0, 0), pl.cast(v, pl.FP64))
+        swaps[i] = pl.atomic_xchg(out, 2, v)
+
+
+def extremes(x: pl.Tensor[[N], pl.FP32], out: pl.Tensor[[4], pl.FP32],
+             total: pl.Tensor[[1, 1], pl.FP64], swaps: pl.Tensor[[N], pl.FP32]):
+    extremes_k(x, out, total, swaps).launch(grid=(pl.ceil_div(x.shape[0], 32),), block=(32,))
+
+
+@pl.kernel
+def bits_k(x: pl.Tensor[[N], pl.UINT32], acc: pl.Tensor[[3], pl.UINT32]):
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if i < x.shape[0]:
+        pl.atomic_or(acc, 0, x[i])
+        pl.atomic_and(acc, 1, x[i])
+        pl.atomic_xor(acc, 2, x[i])
+
+
+def bits(x: pl.Tensor[[N], pl.UINT32], acc: pl.Tensor[[3], pl.UINT32]):
+    bits_k(x, acc).launch(grid=(pl.ceil_div(x.shape[0], 32),), block=(32,))

@@ -6,7 +6,12 @@
 // around sequential loops over the block, calling it. The result is ordinary
 // host code that the rest of `dsl-to-llvm-cpu` compiles (the inliner puts
 // the kernel body into the loops). With `boundscheck`, each element access
-// of a kernel checks its indices first (dsl/Conversion/RuntimeChecks.h).
+// of a kernel (loads, stores, atomics) checks its indices first
+// (dsl/Conversion/RuntimeChecks.h). A compare-and-swap (`pl.atomic_cas`: a
+// `memref.generic_atomic_rmw` whose region selects the new value when the
+// current one equals the expected one) becomes an `llvm.cmpxchg` on the
+// element's address here, since the buffer passes that follow cannot handle
+// an op with a region and a result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +19,7 @@
 #include "dsl/Conversion/RuntimeChecks.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
@@ -122,25 +128,38 @@ std::string accessMessage(Operation *op, StringRef kernel, StringRef what) {
       .str();
 }
 
-/// Guards every memref.load/store of `fn` (the outlined kernel `kernel`) by
+/// The memref and indices of an element access.
+std::pair<Value, ValueRange> accessedElement(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return {load.getMemRef(), load.getIndices()};
+  if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
+    return {rmw.getMemref(), rmw.getIndices()};
+  auto generic = cast<memref::GenericAtomicRMWOp>(op);
+  return {generic.getMemref(), generic.getIndices()};
+}
+
+/// Guards every memref.load/store and atomic of `fn` (the outlined kernel `kernel`) by
 /// a check of its indices: out of range, the error is reported and the
 /// access skipped (a load yields 0).
 void addBoundsChecks(func::FuncOp fn, StringRef kernel, ModuleOp module) {
   SmallVector<Operation *> accesses;
   fn.walk([&](Operation *op) {
-    if (isa<memref::LoadOp, memref::StoreOp>(op))
+    if (isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp,
+            memref::GenericAtomicRMWOp>(op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     SmallVector<RuntimeCheck> checks;
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      if (load.getIndices().empty())
+    if (isa<memref::LoadOp, memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op)) {
+      auto [memref, indices] = accessedElement(op);
+      if (indices.empty())
         continue;
-      Value ok = indicesInRange(b, loc, load.getMemRef(), load.getIndices(), checks,
-                                accessMessage(op, kernel, "load"));
-      Type type = load.getType();
+      Value ok = indicesInRange(b, loc, memref, indices, checks,
+                                accessMessage(op, kernel, isa<memref::LoadOp>(op)
+                                                              ? "load" : "atomic"));
+      Type type = op->getResult(0).getType();
       auto guarded = scf::IfOp::create(
           b, loc, ok,
           [&](OpBuilder &tb, Location tl) {
@@ -153,8 +172,8 @@ void addBoundsChecks(func::FuncOp fn, StringRef kernel, ModuleOp module) {
             Value zero = arith::ConstantOp::create(eb, el, eb.getZeroAttr(type));
             scf::YieldOp::create(eb, el, zero);
           });
-      load.replaceAllUsesWith(guarded.getResult(0));
-      load.erase();
+      op->getResult(0).replaceAllUsesWith(guarded.getResult(0));
+      op->erase();
       continue;
     }
     auto store = cast<memref::StoreOp>(op);
@@ -175,6 +194,57 @@ void addBoundsChecks(func::FuncOp fn, StringRef kernel, ModuleOp module) {
         });
     store.erase();
   }
+}
+
+/// The operands (expected, desired) of a compare-and-swap region:
+/// `^bb0(%cur): %eq = arith.cmpi eq, %cur, %expected; %v = arith.select %eq,
+/// %desired, %cur; memref.atomic_yield %v`, with both defined outside it.
+FailureOr<std::pair<Value, Value>> compareAndSwapOperands(memref::GenericAtomicRMWOp op) {
+  Region &region = op.getAtomicBody();
+  Block &body = region.front();
+  Value current = body.getArgument(0);
+  auto yield = dyn_cast<memref::AtomicYieldOp>(body.getTerminator());
+  auto select = yield ? yield.getResult().getDefiningOp<arith::SelectOp>() : nullptr;
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpIOp>() : nullptr;
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq || cmp.getLhs() != current ||
+      select.getFalseValue() != current || body.getOperations().size() != 3)
+    return failure();
+  Value expected = cmp.getRhs(), desired = select.getTrueValue();
+  if (expected.getParentRegion() == &region || desired.getParentRegion() == &region)
+    return failure();
+  return std::make_pair(expected, desired);
+}
+
+/// Replaces the compare-and-swap `op` by an `llvm.cmpxchg` on the address of
+/// its element (identity-layout memrefs: row-major, offset 0, as the runtime
+/// passes them).
+LogicalResult lowerCompareAndSwap(memref::GenericAtomicRMWOp op) {
+  FailureOr<std::pair<Value, Value>> operands = compareAndSwapOperands(op);
+  auto type = cast<MemRefType>(op.getMemref().getType());
+  if (failed(operands) || !type.getLayout().isIdentity())
+    return op.emitError("the cpu backend runs memref.generic_atomic_rmw only as a "
+                        "compare-and-swap (pl.atomic_cas) of an identity-layout memref");
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value linear = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [d, index] : llvm::enumerate(op.getIndices())) {
+    Value size = memref::DimOp::create(b, loc, op.getMemref(), d);
+    linear = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, linear, size), index);
+  }
+  unsigned bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, op.getMemref());
+  Value offset = arith::MulIOp::create(b, loc, linear, arith::ConstantIndexOp::create(b, loc, bytes));
+  Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                             arith::AddIOp::create(b, loc, base, offset));
+  Value pointer = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                                           address);
+  auto cas = LLVM::AtomicCmpXchgOp::create(b, loc, pointer, operands->first, operands->second,
+                                           LLVM::AtomicOrdering::seq_cst,
+                                           LLVM::AtomicOrdering::seq_cst);
+  Value old = LLVM::ExtractValueOp::create(b, loc, cas, ArrayRef<int64_t>{0});
+  op.getResult().replaceAllUsesWith(old);
+  op.erase();
+  return success();
 }
 
 /// Replaces `launch` by loops over its grid and block calling `fn`.
@@ -227,6 +297,11 @@ struct DslLowerLaunchesToCpu
           return signalPassFailure();
         if (boundscheck)
           addBoundsChecks(*fn, name, module);
+        SmallVector<memref::GenericAtomicRMWOp> swaps;
+        fn->walk([&](memref::GenericAtomicRMWOp op) { swaps.push_back(op); });
+        for (memref::GenericAtomicRMWOp op : swaps)
+          if (failed(lowerCompareAndSwap(op)))
+            return signalPassFailure();
         outlined[(gm.getName() + "::" + kernel.getName()).str()] = *fn;
       }
     }

@@ -53,8 +53,29 @@
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+namespace {
+/// `llvm.cmpxchg` declares no memory effects upstream, which the buffer
+/// deallocation pass refuses ("unknown memory side effects"); the CPU backend
+/// emits it for `pl.atomic_cas` before that pass runs. It reads and writes
+/// the memory its pointer operand addresses.
+using namespace mlir;
+
+struct CmpXchgEffects
+    : public MemoryEffectOpInterface::ExternalModel<CmpXchgEffects,
+                                                    LLVM::AtomicCmpXchgOp> {
+  void getEffects(Operation *op,
+                  SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                      &effects) const {
+    OpOperand &pointer = op->getOpOperand(0);
+    effects.emplace_back(MemoryEffects::Read::get(), &pointer);
+    effects.emplace_back(MemoryEffects::Write::get(), &pointer);
+  }
+};
+} // namespace
 
 void mlir::dsl::registerDslDialects(DialectRegistry &registry) {
   registry.insert<DslDialect, affine::AffineDialect, arith::ArithDialect,
@@ -94,6 +115,9 @@ void mlir::dsl::registerDslDialects(DialectRegistry &registry) {
   scf::registerValueBoundsOpInterfaceExternalModels(registry);
   tensor::registerValueBoundsOpInterfaceExternalModels(registry);
   vector::registerValueBoundsOpInterfaceExternalModels(registry);
+  registry.addExtension(+[](MLIRContext *ctx, LLVM::LLVMDialect *) {
+    LLVM::AtomicCmpXchgOp::attachInterface<CmpXchgEffects>(*ctx);
+  });
   // Translation to LLVM IR (ExecutionEngine, --emit llvm).
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);

@@ -59,3 +59,49 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A compare-and-swap (pl.atomic_cas) becomes an llvm.cmpxchg on the element's
+// address (row-major: (i * dim1 + j) * 4 bytes past the aligned pointer).
+// CHECK-LABEL: func.func private @__dsl_kernel_dsl_kernels_cas(
+// CHECK-SAME: %[[M:[a-z0-9]+]]: memref<?x?xi32>, %[[E:[a-z0-9]+]]: i32, %[[N:[a-z0-9]+]]: i32
+// CHECK: %[[D1:.*]] = memref.dim %[[M]], %{{.*}}
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[M]]
+// CHECK: %[[PTR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
+// CHECK: %[[PAIR:.*]] = llvm.cmpxchg %[[PTR]], %[[E]], %[[N]] seq_cst seq_cst : !llvm.ptr, i32
+// CHECK: %[[OLD:.*]] = llvm.extractvalue %[[PAIR]][0]
+// CHECK: memref.store %[[OLD]], %[[M]]
+// CHECK-NOT: generic_atomic_rmw
+module attributes {gpu.container_module} {
+  gpu.module @dsl_kernels {
+    gpu.func @cas(%m: memref<?x?xi32>, %e: i32, %n: i32) kernel {
+      %tx = gpu.thread_id x
+      %old = memref.generic_atomic_rmw %m[%tx, %tx] : memref<?x?xi32> {
+      ^bb0(%cur: i32):
+        %eq = arith.cmpi eq, %cur, %e : i32
+        %v = arith.select %eq, %n, %cur : i32
+        memref.atomic_yield %v : i32
+      }
+      memref.store %old, %m[%tx, %tx] : memref<?x?xi32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @dsl_kernels {
+    gpu.func @mul(%m: memref<?xi32>, %n: i32) kernel {
+      %tx = gpu.thread_id x
+      // expected-error @+1 {{the cpu backend runs memref.generic_atomic_rmw only as a compare-and-swap (pl.atomic_cas) of an identity-layout memref}}
+      %old = memref.generic_atomic_rmw %m[%tx] : memref<?xi32> {
+      ^bb0(%cur: i32):
+        %v = arith.muli %cur, %n : i32
+        memref.atomic_yield %v : i32
+      }
+      gpu.return
+    }
+  }
+}

@@ -77,6 +77,13 @@ class KernelBuiltin(DslBuiltin):
             "with kernel(...).launch(grid=..., block=...)")
 
 
+class AtomicBuiltin(DslBuiltin):
+    """``pl.atomic_add``, ``pl.atomic_min``... : read-modify-write of one tensor element
+    inside a ``@pl.kernel``, returning the element's old value."""
+
+    __slots__ = ()
+
+
 class ScalarBuiltin(DslBuiltin):
     """``pl.ceil_div``: scalar arithmetic with no Python operator. On Python ints it
     computes (as the parser folds it); on anything else it only has a meaning in DSL code."""

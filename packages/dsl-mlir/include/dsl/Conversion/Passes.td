@@ -210,10 +210,16 @@ def DslLowerLaunchesToCpu : Pass<"dsl-lower-launches-to-cpu", "::mlir::ModuleOp"
     are rejected with an error at the op (threads of a block run one after
     another here). The gpu modules and `gpu.container_module` are removed.
 
-    With `boundscheck`, every `memref.load` and `memref.store` of a kernel
-    checks its indices against the memref's sizes: an access out of range
-    reports an IndexError naming the kernel's line through the module's
-    error hook (see convert-dsl-to-linalg) and does nothing (a load gives 0).
+    With `boundscheck`, every `memref.load`, `memref.store`,
+    `memref.atomic_rmw` and `memref.generic_atomic_rmw` of a kernel checks its
+    indices against the memref's sizes: an access out of range reports an
+    IndexError naming the kernel's line through the module's error hook (see
+    convert-dsl-to-linalg) and does nothing (a load or atomic gives 0).
+
+    A `memref.generic_atomic_rmw` that is a compare-and-swap (its region
+    selects a value defined outside when the current one equals another such
+    value: `pl.atomic_cas`) becomes an `llvm.cmpxchg` on the element's address
+    (identity-layout memrefs only); any other generic atomic is an error.
   }];
   let options = [
     Option<"boundscheck", "boundscheck", "bool", /*default=*/"false",

@@ -8,7 +8,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 from ..errors import InvalidOperationError, ParserError, ParserTypeError
-from ..markers import ControlBuiltin, DslBuiltin, KernelBuiltin, OpBuiltin, ScalarBuiltin
+from ..markers import (
+    AtomicBuiltin,
+    ControlBuiltin,
+    DslBuiltin,
+    KernelBuiltin,
+    OpBuiltin,
+    ScalarBuiltin,
+)
 from ..ops import REQUIRED, OpCall, OpRule, RefCall, lookup
 from ..ops.numerics import np, scalar, store
 from ..parser.op_parser import _CHECKS
@@ -16,6 +23,7 @@ from ..spans import Span
 from ..types import BOOL, INDEX, DType, Dynamic, PlType, ScalarType, TensorType
 from ..values import TypedValue, is_literal, literal_problem
 from . import state
+from .atomics import atomic
 from .values import IScalar, ITensor, index
 
 
@@ -369,6 +377,11 @@ def dispatch(builtin: DslBuiltin, args: tuple[object, ...], kwargs: dict[str, ob
         return _thread_position(builtin.name, args)
     if isinstance(builtin, ScalarBuiltin):
         return _ceil_div(args)
+    if isinstance(builtin, AtomicBuiltin):
+        if not state.current().kernel:
+            fail(InvalidOperationError, f"pl.{builtin.name} is only available inside a "
+                                        "@pl.kernel")
+        return atomic(builtin.name, args, fail, _element_index)
     raise NotImplementedError(f"{builtin!r} is not supported by the interpreter")
 
 

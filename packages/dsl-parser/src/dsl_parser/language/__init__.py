@@ -19,6 +19,7 @@ from ..function import Program as Program
 from ..function import Signature as Signature
 from ..kernel import Kernel as Kernel
 from ..kernel import KernelSpecialization as KernelSpecialization
+from ..markers import AtomicBuiltin as _AtomicBuiltin
 from ..markers import ControlBuiltin as _ControlBuiltin
 from ..markers import KernelBuiltin as _KernelBuiltin
 from ..markers import OpBuiltin as _OpBuiltin
@@ -69,6 +70,20 @@ thread_id = _KernelBuiltin("thread_id",
 block_dim = _KernelBuiltin("block_dim", "pl.block_dim(d): threads per block in dimension d")
 grid_dim = _KernelBuiltin("grid_dim", "pl.grid_dim(d): blocks in the grid in dimension d")
 ceil_div = _ScalarBuiltin("ceil_div", "pl.ceil_div(a, b): the smallest integer >= a / b")
+
+atomic_add = _AtomicBuiltin("atomic_add", "pl.atomic_add(x, i, v): x[i] += v atomically; "
+                            "the old x[i]")
+atomic_min = _AtomicBuiltin("atomic_min", "pl.atomic_min(x, i, v): x[i] = min(x[i], v) "
+                            "atomically; the old x[i]")
+atomic_max = _AtomicBuiltin("atomic_max", "pl.atomic_max(x, i, v): x[i] = max(x[i], v) "
+                            "atomically; the old x[i]")
+atomic_xchg = _AtomicBuiltin("atomic_xchg", "pl.atomic_xchg(x, i, v): x[i] = v atomically; "
+                             "the old x[i]")
+atomic_and = _AtomicBuiltin("atomic_and", "pl.atomic_and(x, i, v): x[i] &= v atomically")
+atomic_or = _AtomicBuiltin("atomic_or", "pl.atomic_or(x, i, v): x[i] |= v atomically")
+atomic_xor = _AtomicBuiltin("atomic_xor", "pl.atomic_xor(x, i, v): x[i] ^= v atomically")
+atomic_cas = _AtomicBuiltin("atomic_cas", "pl.atomic_cas(x, i, expected, v): x[i] = v if "
+                            "x[i] == expected, atomically; the old x[i]")
 
 # One marker per op of the table: pl.add, pl.matmul, ... (adding an op adds its name here;
 # the ops of an extension live in its own namespace module, see dsl_parser.extensions).

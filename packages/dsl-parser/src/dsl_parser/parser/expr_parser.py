@@ -23,10 +23,11 @@ from ..errors import (
 )
 from ..extensions.registry import namespace_of_module
 from ..kernel import Kernel
-from ..markers import ControlBuiltin, KernelBuiltin, OpBuiltin, ScalarBuiltin
+from ..markers import AtomicBuiltin, ControlBuiltin, KernelBuiltin, OpBuiltin, ScalarBuiltin
 from ..ops import OPS, lookup, unknown_op_hint
 from ..types import INDEX, Dynamic, ScalarType, TensorType
 from ..values import TypedValue
+from .atomic_parser import AtomicParser
 from .call_parser import CallParser, MethodRef
 from .element_parser import ElementParser
 from .evaluator import FOLDABLE_CALLS
@@ -52,6 +53,7 @@ class ExprParser:
         self.operators = OperatorParser(state, visit, self.ops)
         self.elements = ElementParser(state, visit)
         self.intrinsics = IntrinsicParser(state)
+        self.atomics = AtomicParser(state)
         self.launches = LaunchParser(state, visit)
         self.handlers: dict[type[ast.AST], Callable[..., object]] = {
             ast.Constant: self.constant, ast.Name: self.name, ast.Attribute: self.attribute,
@@ -240,6 +242,8 @@ class ExprParser:
             return self.ops.call(lookup(func.name), node, args, kwargs, node.args, kw_nodes)
         if isinstance(func, KernelBuiltin):
             return self.intrinsics.position(func, node, args, kwargs)
+        if isinstance(func, AtomicBuiltin):
+            return self.atomics.call(func, node, args, kwargs)
         if isinstance(func, ScalarBuiltin):
             return self.intrinsics.ceil_div(node, args, kwargs)
         if isinstance(func, MethodRef):
