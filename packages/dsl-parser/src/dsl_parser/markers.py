@@ -84,6 +84,13 @@ class AtomicBuiltin(DslBuiltin):
     __slots__ = ()
 
 
+class BlockBuiltin(DslBuiltin):
+    """``pl.shared`` and ``pl.barrier``: memory and synchronization of a thread block,
+    inside a ``@pl.kernel``."""
+
+    __slots__ = ()
+
+
 class ScalarBuiltin(DslBuiltin):
     """``pl.ceil_div``: scalar arithmetic with no Python operator. On Python ints it
     computes (as the parser folds it); on anything else it only has a meaning in DSL code."""

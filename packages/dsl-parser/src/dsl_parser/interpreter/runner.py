@@ -24,6 +24,7 @@ from ..ops.numerics import np, numpy_dtype, round_bf16
 from ..types import BF16, DType, Dynamic, ScalarType, TensorType
 from ..values import is_literal, literal_problem
 from . import runtime, state
+from .blocks import run_block
 from .protocols import protocol_from_user, protocol_type, struct_from_user
 from .values import IScalar, ITensor
 
@@ -321,12 +322,8 @@ class _Launch:
 def _run_block(fn: FunctionType, values: list[Any], dynamic: dict[str, int],
                block_id: tuple[int, int, int], block: tuple[int, int, int],
                grid: tuple[int, int, int]) -> None:
-    """The threads of one block, one after the other (kernels have no barriers yet)."""
-    for tz in range(block[2]):
-        for ty in range(block[1]):
-            for tx in range(block[0]):
-                thread = state.Thread(block_id, (tx, ty, tz), block, grid)
-                run(fn, values, state.Frame(dynamic=dict(dynamic), thread=thread, kernel=True))
+    """The threads of one block (see ``blocks``: Python threads when it has barriers)."""
+    run_block(fn, values, dynamic, block_id, block, grid, run)
 
 
 def _dims(value: Any, what: str) -> tuple[int, int, int]:

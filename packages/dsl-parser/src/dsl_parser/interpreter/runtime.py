@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 from ..errors import InvalidOperationError, ParserError, ParserTypeError
 from ..markers import (
     AtomicBuiltin,
+    BlockBuiltin,
     ControlBuiltin,
     DslBuiltin,
     KernelBuiltin,
@@ -377,12 +378,32 @@ def dispatch(builtin: DslBuiltin, args: tuple[object, ...], kwargs: dict[str, ob
         return _thread_position(builtin.name, args)
     if isinstance(builtin, ScalarBuiltin):
         return _ceil_div(args)
+    if isinstance(builtin, BlockBuiltin):
+        return _block_builtin(builtin.name, args, kwargs)
     if isinstance(builtin, AtomicBuiltin):
         if not state.current().kernel:
             fail(InvalidOperationError, f"pl.{builtin.name} is only available inside a "
                                         "@pl.kernel")
         return atomic(builtin.name, args, fail, _element_index)
     raise NotImplementedError(f"{builtin!r} is not supported by the interpreter")
+
+
+def _block_builtin(name: str, args: Sequence[object], kwargs: dict[str, object]) -> Any:
+    """``pl.shared(shape, dtype)`` (the block's tile of this call site), ``pl.barrier()``."""
+    block = state.current().block
+    if block is None:
+        fail(InvalidOperationError, f"pl.{name} is only available inside a @pl.kernel")
+    if name == "barrier":
+        if args or kwargs:
+            fail(InvalidOperationError, "pl.barrier() takes no arguments")
+        block.barrier.wait()
+        return None
+    values = list(args) + [kwargs[k] for k in ("shape", "dtype") if k in kwargs]
+    if len(values) != 2 or not isinstance(values[1], DType) or not isinstance(
+            values[0], (list, tuple)) or not all(isinstance(d, int) and d > 0 for d in values[0]):
+        fail(ParserTypeError, "pl.shared takes a list of positive ints and a dtype: "
+                              "pl.shared([64, 64], pl.FP32)")
+    return block.tile(list(values[0]), values[1])
 
 
 def dtype_of(t: PlType) -> DType:

@@ -38,6 +38,8 @@ class Frame:
     thread: Thread | None = None
     loops: list[Any] = field(default_factory=list)
     kernel: bool = False
+    #: What the threads of the running block share (``blocks.Block``), in kernels.
+    block: Any = None
 
 
 def frames() -> list[Frame]:

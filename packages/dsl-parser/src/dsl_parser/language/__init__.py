@@ -20,6 +20,7 @@ from ..function import Signature as Signature
 from ..kernel import Kernel as Kernel
 from ..kernel import KernelSpecialization as KernelSpecialization
 from ..markers import AtomicBuiltin as _AtomicBuiltin
+from ..markers import BlockBuiltin as _BlockBuiltin
 from ..markers import ControlBuiltin as _ControlBuiltin
 from ..markers import KernelBuiltin as _KernelBuiltin
 from ..markers import OpBuiltin as _OpBuiltin
@@ -70,6 +71,11 @@ thread_id = _KernelBuiltin("thread_id",
 block_dim = _KernelBuiltin("block_dim", "pl.block_dim(d): threads per block in dimension d")
 grid_dim = _KernelBuiltin("grid_dim", "pl.grid_dim(d): blocks in the grid in dimension d")
 ceil_div = _ScalarBuiltin("ceil_div", "pl.ceil_div(a, b): the smallest integer >= a / b")
+
+shared = _BlockBuiltin("shared", "pl.shared([64, 64], pl.FP32): a tile of the block's shared "
+                       "(workgroup) memory, one per block, uninitialized")
+barrier = _BlockBuiltin("barrier", "pl.barrier(): wait until every thread of the block gets "
+                        "here; shared-memory writes before it are visible after it")
 
 atomic_add = _AtomicBuiltin("atomic_add", "pl.atomic_add(x, i, v): x[i] += v atomically; "
                             "the old x[i]")

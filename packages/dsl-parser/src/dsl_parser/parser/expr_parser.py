@@ -23,11 +23,19 @@ from ..errors import (
 )
 from ..extensions.registry import namespace_of_module
 from ..kernel import Kernel
-from ..markers import AtomicBuiltin, ControlBuiltin, KernelBuiltin, OpBuiltin, ScalarBuiltin
+from ..markers import (
+    AtomicBuiltin,
+    BlockBuiltin,
+    ControlBuiltin,
+    KernelBuiltin,
+    OpBuiltin,
+    ScalarBuiltin,
+)
 from ..ops import OPS, lookup, unknown_op_hint
 from ..types import INDEX, Dynamic, ScalarType, TensorType
 from ..values import TypedValue
 from .atomic_parser import AtomicParser
+from .block_parser import BlockParser
 from .call_parser import CallParser, MethodRef
 from .element_parser import ElementParser
 from .evaluator import FOLDABLE_CALLS
@@ -54,6 +62,7 @@ class ExprParser:
         self.elements = ElementParser(state, visit)
         self.intrinsics = IntrinsicParser(state)
         self.atomics = AtomicParser(state)
+        self.blocks = BlockParser(state)
         self.launches = LaunchParser(state, visit)
         self.handlers: dict[type[ast.AST], Callable[..., object]] = {
             ast.Constant: self.constant, ast.Name: self.name, ast.Attribute: self.attribute,
@@ -244,6 +253,8 @@ class ExprParser:
             return self.intrinsics.position(func, node, args, kwargs)
         if isinstance(func, AtomicBuiltin):
             return self.atomics.call(func, node, args, kwargs)
+        if isinstance(func, BlockBuiltin):
+            return self.blocks.call(func, node, args, kwargs)
         if isinstance(func, ScalarBuiltin):
             return self.intrinsics.ceil_div(node, args, kwargs)
         if isinstance(func, MethodRef):

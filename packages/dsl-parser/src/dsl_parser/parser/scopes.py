@@ -49,6 +49,8 @@ class ScopeManager:
         self.stack: list[Scope] = []
         #: When set, binding a name to a tensor is an error with this message ({name}).
         self.forbid_tensors: str | None = None
+        #: Tensors that may be named even then (a kernel's shared-memory tiles).
+        self.nameable: set[object] = set()
 
     def push(self, kind: str) -> Scope:
         scope = Scope(kind)
@@ -87,7 +89,8 @@ class ScopeManager:
 
     def define(self, name: str, value: object, node: ast.AST) -> None:
         """Bind ``name`` in the current scope, enforcing the SSA rules."""
-        if self.forbid_tensors is not None and isinstance(value, TypedValue) and value.is_tensor:
+        if self.forbid_tensors is not None and isinstance(value, TypedValue) and value.is_tensor \
+                and value.value not in self.nameable:
             self.src.error(node, UnsupportedFeatureError, self.forbid_tensors.format(name=name),
                            hint="use the parameter itself (x[i], x.shape[d])")
         previous = self.lookup(name)
