@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dsl/Conversion/BlockLoops.h"
 #include "dsl/Conversion/Passes.h"
 #include "dsl/Conversion/RuntimeChecks.h"
 
@@ -38,6 +39,9 @@ namespace {
 enum CoordinateGroup : unsigned { BlockId = 0, ThreadId = 3, BlockDim = 6, GridDim = 9 };
 constexpr unsigned kNumCoordinates = 12;
 
+/// Marks an outlined kernel that runs once per block (threads as loops inside).
+constexpr StringLiteral kPerBlockAttr = "dsl.per_block";
+
 std::string cpuKernelName(StringRef module, StringRef kernel) {
   return ("__dsl_kernel_" + module + "_" + kernel).str();
 }
@@ -56,12 +60,35 @@ void replaceIds(func::FuncOp fn, unsigned first, CoordinateGroup group) {
 
 /// Checks that `kernel` only uses what the CPU backend can run.
 LogicalResult checkRunnableOnCpu(gpu::GPUFuncOp kernel) {
-  if (kernel.getNumWorkgroupAttributions() || kernel.getNumPrivateAttributions())
+  if (kernel.getNumPrivateAttributions())
     return kernel.emitError("kernel '")
            << kernel.getName()
-           << "' uses workgroup or private memory, which the cpu backend "
+           << "' uses private memory attributions, which the cpu backend "
               "does not support";
   return success();
+}
+
+/// Whether `kernel` runs as one call per block (threads as loops inside):
+/// it synchronizes its block or has shared memory.
+bool runsPerBlock(gpu::GPUFuncOp kernel) {
+  if (kernel.getNumWorkgroupAttributions())
+    return true;
+  return kernel.walk([](gpu::BarrierOp) { return WalkResult::interrupt(); }).wasInterrupted();
+}
+
+/// Replaces the workgroup attributions of the body now in `fn` (block
+/// arguments after the kernel's `inputs`) by stack allocations: per call,
+/// which is per block for a kernel that runs per block.
+void allocateWorkgroupMemory(func::FuncOp fn, unsigned inputs, unsigned count) {
+  Block &entry = fn.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  for (unsigned i = 0; i < count; ++i) {
+    BlockArgument arg = entry.getArgument(inputs + i);
+    auto type = cast<MemRefType>(arg.getType());
+    auto plain = MemRefType::get(type.getShape(), type.getElementType());
+    arg.replaceAllUsesWith(memref::AllocaOp::create(b, arg.getLoc(), plain).getResult());
+  }
+  entry.eraseArguments(inputs, count);
 }
 
 /// Moves the body of `kernel` into a new private func.func before `module`.
@@ -79,7 +106,10 @@ FailureOr<func::FuncOp> outlineKernel(gpu::GPUFuncOp kernel,
       b, loc, cpuKernelName(module.getName(), kernel.getName()),
       b.getFunctionType(inputs, {}));
   fn.setPrivate();
+  unsigned workgroup = kernel.getNumWorkgroupAttributions();
+  bool perBlock = runsPerBlock(kernel);
   fn.getBody().takeBody(kernel.getBody());
+  allocateWorkgroupMemory(fn, first, workgroup);
   Block &entry = fn.getBody().front();
   for (unsigned i = 0; i < kNumCoordinates; ++i)
     entry.addArgument(index, loc);
@@ -93,6 +123,11 @@ FailureOr<func::FuncOp> outlineKernel(gpu::GPUFuncOp kernel,
     func::ReturnOp::create(rb, ret.getLoc(), ret.getOperands());
     ret.erase();
   });
+  if (perBlock) {
+    fn->setAttr(kPerBlockAttr, UnitAttr::get(fn.getContext()));
+    if (failed(runThreadsAsLoops(fn, first)))
+      return failure();
+  }
   WalkResult unsupported = fn.walk([&](Operation *op) {
     if (isa<gpu::GPUDialect>(op->getDialect())) {
       op->emitError("'") << op->getName()
@@ -261,6 +296,21 @@ LogicalResult lowerLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<Value> args(launch.getKernelOperands());
   SmallVector<Value, 3> ones{one, one, one}, zeros{zero, zero, zero};
+
+  if (fn->hasAttr(kPerBlockAttr)) {  // one call per block; its threads loop inside
+    scf::ParallelOp::create(
+        b, loc, zeros, ValueRange{grid.z, grid.y, grid.x}, ones,
+        [&](OpBuilder &pb, Location ploc, ValueRange blockIds) {
+          SmallVector<Value> callArgs(args);
+          callArgs.append({blockIds[2], blockIds[1], blockIds[0]});
+          callArgs.append({zero, zero, zero});
+          callArgs.append({block.x, block.y, block.z});
+          callArgs.append({grid.x, grid.y, grid.z});
+          func::CallOp::create(pb, ploc, fn, callArgs);
+        });
+    launch.erase();
+    return success();
+  }
 
   scf::ParallelOp::create(
       b, loc, zeros, ValueRange{grid.z, grid.y, grid.x}, ones,

@@ -39,11 +39,65 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A kernel with shared memory and a barrier runs once per block: the shared
+// tile is a stack allocation of the call, the code before and after the
+// barrier are two loops over the threads, and the value crossing the barrier
+// (%v) goes through a per-thread array.
+// CHECK-LABEL: func.func private @__dsl_kernel_dsl_kernels_sync(
+// CHECK: memref.alloca_scope
+// CHECK: arith.muli
+// CHECK: %[[N:.*]] = arith.muli
+// CHECK-DAG: %[[TILE:.*]] = memref.alloca() : memref<64xf32>
+// CHECK-DAG: %[[KEEP:.*]] = memref.alloca(%[[N]]) : memref<?xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for %[[T1:.*]] =
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%[[T1]]] : memref<?xf32>
+// CHECK: memref.store %[[V]], %[[KEEP]]
+// CHECK: memref.store %[[V]], %[[TILE]][%[[T1]]]
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for %[[T2:.*]] =
+// CHECK: %[[W:.*]] = memref.load %[[TILE]]
+// CHECK: %[[OLD:.*]] = memref.load %[[KEEP]]
+// CHECK: arith.addf %[[W]], %[[OLD]]
+// CHECK-LABEL: func.func @host(
+// CHECK: scf.parallel
+// CHECK-NOT: scf.for
+// CHECK: func.call @__dsl_kernel_dsl_kernels_sync(
 module attributes {gpu.container_module} {
   gpu.module @dsl_kernels {
-    gpu.func @sync(%x: memref<?xf32>) kernel {
-      // expected-error @+1 {{'gpu.barrier' is not supported by the cpu backend of kernels}}
+    gpu.func @sync(%x: memref<?xf32>) workgroup(%t : memref<64xf32, #gpu.address_space<workgroup>>) kernel {
+      %tx = gpu.thread_id x
+      %c63 = arith.constant 63 : index
+      %v = memref.load %x[%tx] : memref<?xf32>
+      memref.store %v, %t[%tx] : memref<64xf32, #gpu.address_space<workgroup>>
       gpu.barrier
+      %r = arith.subi %c63, %tx : index
+      %w = memref.load %t[%r] : memref<64xf32, #gpu.address_space<workgroup>>
+      %s = arith.addf %w, %v : f32
+      memref.store %s, %x[%tx] : memref<?xf32>
+      gpu.return
+    }
+  }
+  func.func @host(%a: memref<?xf32>) {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch_func @dsl_kernels::@sync blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%a : memref<?xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @dsl_kernels {
+    gpu.func @divergent(%x: memref<?xf32>, %c: i1) kernel {
+      scf.if %c {
+        // expected-error @+1 {{the cpu backend runs barriers at the top level of a kernel or in for loops only, not inside 'scf.if'}}
+        gpu.barrier
+      }
       gpu.return
     }
   }
@@ -53,8 +107,8 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @dsl_kernels {
-    // expected-error @+1 {{kernel 'shared' uses workgroup or private memory, which the cpu backend does not support}}
-    gpu.func @shared(%x: memref<?xf32>) workgroup(%w : memref<32xf32, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{kernel 'private' uses private memory attributions, which the cpu backend does not support}}
+    gpu.func @private(%x: memref<?xf32>) private(%w : memref<32xf32, #gpu.address_space<private>>) kernel {
       gpu.return
     }
   }

@@ -206,9 +206,17 @@ def DslLowerLaunchesToCpu : Pass<"dsl-lower-launches-to-cpu", "::mlir::ModuleOp"
     Every `gpu.launch_func` becomes an `scf.parallel` over the grid (z, y, x)
     around `scf.for` loops over the block (z, y, x) calling that function;
     the stream operand, if any, is ignored (the launch is synchronous).
-    Kernels that use workgroup or private memory, barriers or other gpu ops
-    are rejected with an error at the op (threads of a block run one after
-    another here). The gpu modules and `gpu.container_module` are removed.
+
+    A kernel with workgroup memory or `gpu.barrier` runs once per block
+    instead (dsl/Conversion/BlockLoops.h): its workgroup attributions become
+    `memref.alloca`s of the call (in a `memref.alloca_scope`), its body is cut
+    at the barriers into segments that each loop over the block's threads,
+    values crossing a cut go through per-thread stack arrays, and the
+    `iter_args` of loops holding barriers too. Barriers must be at the top
+    level of the kernel or nested only in `scf.for` loops whose bounds every
+    thread computes alike (errors at the op otherwise). Private attributions
+    and other gpu ops are rejected. The gpu modules and `gpu.container_module`
+    are removed.
 
     With `boundscheck`, every `memref.load`, `memref.store`,
     `memref.atomic_rmw` and `memref.generic_atomic_rmw` of a kernel checks its

@@ -1,0 +1,39 @@
+"""Kernels with shared memory and barriers (block-level tests)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import dsl_parser.language as pl
+
+N = pl.dynamic("N")
+
+
+@pl.kernel
+def reverse_k(x: pl.Tensor[[N], pl.FP32], out: pl.Tensor[[N], pl.FP32]):
+    """Each block reverses its 64 elements through shared memory."""
+    t = pl.shared([64], pl.FP32)
+    i = pl.thread_id(0)
+    g = pl.block_id(0) * 64 + i
+    t[i] = x[g]
+    pl.barrier()
+    out[g] = t[63 - i]
+
+
+def reverse(x: pl.Tensor[[N], pl.FP32], out: pl.Tensor[[N], pl.FP32]):
+    reverse_k(x, out).launch(grid=(x.shape[0] // 64,), block=(64,))
+
+
+# The tiled matmul, the tree reduction and the block scan are those of
+# examples/block_kernels.py (their undecorated host functions, so that each test
+# decorates them as it needs).
+_EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+if str(_EXAMPLES) not in sys.path:
+    sys.path.insert(0, str(_EXAMPLES))
+import block_kernels as _ex  # noqa: E402
+
+block_sum = _ex.block_sum.__wrapped__
+tiled_matmul = _ex.tiled_matmul.__wrapped__
+scan = _ex.block_scan.__wrapped__
+histogram = _ex.histogram.__wrapped__

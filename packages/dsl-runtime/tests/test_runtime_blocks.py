@@ -1,0 +1,156 @@
+"""Shared memory and barriers: kernels ported from the usual GPU exercises (a reversal,
+a tree reduction, a tiled matmul, a block scan) against numpy on the CPU backend (blocks
+serial and in parallel), under the interpreter, and through ptxas (root conftest)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import runtime_block_defs as d
+
+import dsl_parser.language as pl
+from dsl_parser.errors import ParserError
+from dsl_runtime import jit
+
+VARIANTS = {
+    "serial": lambda f: jit(f),
+    "parallel": lambda f: jit(f, pipeline_options={"parallel": True}),
+    "interpret": lambda f: jit(f, backend="interpret"),
+    "boundscheck": lambda f: jit(f, boundscheck=True),
+}
+
+
+@pytest.mark.parametrize("how", list(VARIANTS))
+def test_reverse_through_shared_memory(how: str) -> None:
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    VARIANTS[how](d.reverse)(x, out)
+    np.testing.assert_array_equal(out, x.reshape(4, 64)[:, ::-1].ravel())
+    np.testing.assert_array_equal(x, np.arange(256, dtype=np.float32))
+
+
+@pytest.mark.parametrize("how", list(VARIANTS))
+def test_tree_reduction_with_barriers_in_a_loop(how: str) -> None:
+    rng = np.random.default_rng(1)
+    n = 1000 if how != "interpret" else 300
+    x = rng.standard_normal(n).astype(np.float32)
+    blocks = -(-n // 128)
+    sums = np.full(blocks, np.nan, np.float32)
+    VARIANTS[how](d.block_sum)(x, sums, 128, 7)
+    want = [x[i * 128:(i + 1) * 128].astype(np.float64).sum() for i in range(blocks)]
+    np.testing.assert_allclose(sums, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("how", list(VARIANTS))
+@pytest.mark.parametrize(("m", "k", "n", "tile"), [(33, 45, 20, 8), (16, 16, 16, 16), (5, 3, 7, 4)])
+def test_tiled_matmul(how: str, m: int, k: int, n: int, tile: int) -> None:
+    if how == "interpret" and m * n > 400:
+        pytest.skip("the interpreter runs one Python thread per GPU thread: small sizes")
+    rng = np.random.default_rng(m * 100 + n)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    VARIANTS[how](d.tiled_matmul)(a, b, c, tile)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("how", list(VARIANTS))
+def test_block_scan(how: str) -> None:
+    rng = np.random.default_rng(2)
+    n = 300 if how != "interpret" else 100
+    x = rng.integers(-5, 10, n).astype(np.int32)
+    out = np.zeros(n, np.int32)
+    VARIANTS[how](d.scan)(x, out, 64, 6)
+    want = np.concatenate([np.cumsum(x[i:i + 64]) for i in range(0, n, 64)]).astype(np.int32)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_the_ptx_of_block_kernels_assembles() -> None:
+    """Shared memory is .shared, barriers bar.sync (the conftest runs ptxas on it)."""
+    a = np.zeros((16, 16), np.float32)
+    ptx = jit(d.tiled_matmul).ptx(a, a, a, 8)
+    assert ".shared" in ptx and "bar.sync" in ptx
+    x = np.zeros(128, np.float32)
+    assert "bar.sync" in jit(d.block_sum).ptx(x, np.zeros(1, np.float32), 128, 7)
+    assert "bar.sync" in jit(d.scan).ptx(np.zeros(64, np.int32), np.zeros(64, np.int32), 64, 6)
+
+
+@pl.kernel
+def _divergent_k(x: pl.Tensor[[64], pl.FP32]):
+    t = pl.shared([64], pl.FP32)
+    i = pl.thread_id(0)
+    if i < 32:
+        t[i] = x[i]
+        pl.barrier()
+
+
+def _divergent(x: pl.Tensor[[64], pl.FP32]):
+    _divergent_k(x).launch(grid=(1,), block=(64,))
+
+
+@pl.kernel
+def _early_return_k(x: pl.Tensor[[64], pl.FP32]):
+    i = pl.thread_id(0)
+    if i >= 60:
+        return
+    pl.barrier()
+    x[i] = 1.0
+
+
+def _early_return(x: pl.Tensor[[64], pl.FP32]):
+    _early_return_k(x).launch(grid=(1,), block=(64,))
+
+
+@pl.kernel
+def _thread_dependent_loop_k(x: pl.Tensor[[64], pl.FP32]):
+    i = pl.thread_id(0)
+    for _ in range(i):
+        pl.barrier()
+    x[i] = 1.0
+
+
+def _thread_dependent_loop(x: pl.Tensor[[64], pl.FP32]):
+    _thread_dependent_loop_k(x).launch(grid=(1,), block=(64,))
+
+
+@pl.kernel
+def _too_big_k(x: pl.Tensor[[64], pl.FP32]):
+    t = pl.shared([128, 128], pl.FP32)
+    t[0, 0] = x[0]
+
+
+def _too_big(x: pl.Tensor[[64], pl.FP32]):
+    _too_big_k(x).launch(grid=(1,), block=(1,))
+
+
+def test_block_misuse_is_an_error_at_the_users_line() -> None:
+    x = np.zeros(64, np.float32)
+    with pytest.raises(ParserError, match=r"pl.barrier\(\) inside an if/else branch: every "
+                                          r"thread of the block must reach the same barriers"):
+        jit(_divergent)(x)
+    with pytest.raises(ParserError, match=r"pl.barrier\(\) inside an if/else branch"):
+        jit(_early_return)(x)  # the early return puts the rest under a branch
+    with pytest.raises(ParserError, match=r"the kernel's shared memory would be 65536 bytes, "
+                                          r"more than the 49152 a block may use"):
+        jit(_too_big)(x)
+    with pytest.raises(ParserError, match=r"the cpu backend needs every thread of the block to "
+                                          r"compute this alike .* depends on the thread id") \
+            as info:
+        jit(_thread_dependent_loop)(x)
+    assert "test_runtime_blocks.py:" in str(info.value) and "range(i)" in str(info.value)
+
+    def host(x: pl.Tensor[[64], pl.FP32]):
+        t = pl.shared([4], pl.FP32)  # noqa: F841
+
+    with pytest.raises(ParserError, match=r"pl.shared is only available inside a @pl.kernel, "
+                                          r"not in a function"):
+        jit(host)(x)
+
+
+@pytest.mark.parametrize("how", ["serial", "parallel", "boundscheck"])
+def test_privatized_histogram_in_shared_memory(how: str) -> None:
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 64, 20_000).astype(np.int32)
+    hist = np.zeros(64, np.int32)
+    VARIANTS[how](d.histogram)(values, hist, 8)
+    np.testing.assert_array_equal(hist, np.bincount(values, minlength=64))
