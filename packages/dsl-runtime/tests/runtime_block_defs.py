@@ -37,3 +37,33 @@ block_sum = _ex.block_sum.__wrapped__
 tiled_matmul = _ex.tiled_matmul.__wrapped__
 scan = _ex.block_scan.__wrapped__
 histogram = _ex.histogram.__wrapped__
+
+
+@pl.kernel
+def shuffles_k(x: pl.Tensor[[N], pl.INT32], out: pl.Tensor[[5, N], pl.INT32]):
+    """Each shuffle mode, and the lane id, written per thread."""
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    v = x[i]
+    out[0, i] = pl.shuffle_xor(v, 5)
+    out[1, i] = pl.shuffle_down(v, 3)
+    out[2, i] = pl.shuffle_up(v, 2)
+    out[3, i] = pl.shuffle_idx(v, 7)
+    out[4, i] = pl.cast(pl.lane_id(), pl.INT32) + pl.warp_size() * 0
+
+
+def shuffles(x: pl.Tensor[[N], pl.INT32], out: pl.Tensor[[5, N], pl.INT32]):
+    shuffles_k(x, out).launch(grid=(x.shape[0] // 64,), block=(64,))
+
+
+@pl.kernel
+def warp_stats_k(x: pl.Tensor[[N], pl.FP32], out: pl.Tensor[[3, N], pl.FP32]):
+    """Warp reductions: every lane gets the warp's sum, max and min."""
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    v = x[i]
+    out[0, i] = pl.warp_sum(v)
+    out[1, i] = pl.warp_max(v)
+    out[2, i] = pl.warp_min(v)
+
+
+def warp_stats(x: pl.Tensor[[N], pl.FP32], out: pl.Tensor[[3, N], pl.FP32]):
+    warp_stats_k(x, out).launch(grid=(x.shape[0] // 64,), block=(64,))

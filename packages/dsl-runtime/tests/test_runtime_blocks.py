@@ -154,3 +154,73 @@ def test_privatized_histogram_in_shared_memory(how: str) -> None:
     hist = np.zeros(64, np.int32)
     VARIANTS[how](d.histogram)(values, hist, 8)
     np.testing.assert_array_equal(hist, np.bincount(values, minlength=64))
+
+
+def _shuffle_reference(x: np.ndarray) -> np.ndarray:
+    out = np.zeros((5, x.size), np.int32)
+    for i in range(x.size):
+        lane, base = i % 32, i - i % 32
+
+        def at(src: int) -> int:
+            return int(x[base + src]) if 0 <= src < 32 else int(x[i])
+
+        out[:, i] = [at(lane ^ 5), at(lane + 3), at(lane - 2), at(7), lane]
+    return out
+
+
+@pytest.mark.parametrize("how", list(VARIANTS))
+def test_warp_shuffles(how: str) -> None:
+    x = (np.arange(128, dtype=np.int32) * 7) % 100
+    out = np.zeros((5, 128), np.int32)
+    VARIANTS[how](d.shuffles)(x, out)
+    np.testing.assert_array_equal(out, _shuffle_reference(x))
+
+
+@pytest.mark.parametrize("how", list(VARIANTS))
+def test_warp_reductions(how: str) -> None:
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(128).astype(np.float32)
+    out = np.zeros((3, 128), np.float32)
+    VARIANTS[how](d.warp_stats)(x, out)
+    warps = x.reshape(4, 32)
+    np.testing.assert_allclose(out[0], np.repeat(warps.sum(axis=1), 32), rtol=1e-5)
+    np.testing.assert_array_equal(out[1], np.repeat(warps.max(axis=1), 32))
+    np.testing.assert_array_equal(out[2], np.repeat(warps.min(axis=1), 32))
+
+
+def test_the_ptx_of_warp_operations_assembles() -> None:
+    x = np.zeros(64, np.int32)
+    ptx = jit(d.shuffles).ptx(x, np.zeros((5, 64), np.int32))
+    assert "shfl.sync" in ptx
+    assert "shfl.sync.bfly" in jit(d.warp_stats).ptx(np.zeros(64, np.float32),
+                                                     np.zeros((3, 64), np.float32))
+
+
+@pl.kernel
+def _divergent_shuffle_k(x: pl.Tensor[[64], pl.FP32]):
+    i = pl.thread_id(0)
+    if i < 16:
+        x[i] = pl.shuffle_xor(x[i], 1)
+
+
+def _divergent_shuffle(x: pl.Tensor[[64], pl.FP32]):
+    _divergent_shuffle_k(x).launch(grid=(1,), block=(64,))
+
+
+@pl.kernel
+def _wide_shuffle_k(x: pl.Tensor[[64], pl.FP64]):
+    i = pl.thread_id(0)
+    x[i] = pl.shuffle_xor(x[i], 1)
+
+
+def _wide_shuffle(x: pl.Tensor[[64], pl.FP64]):
+    _wide_shuffle_k(x).launch(grid=(1,), block=(64,))
+
+
+def test_warp_misuse_is_an_error_at_the_call() -> None:
+    with pytest.raises(ParserError, match=r"pl.shuffle_xor inside an if/else branch: every "
+                                          r"lane of the warp must reach the same shuffles"):
+        jit(_divergent_shuffle)(np.zeros(64, np.float32))
+    with pytest.raises(ParserError, match=r"pl.shuffle_xor takes a 32-bit scalar \(int32, "
+                                          r"uint32, float32\), got pl.Scalar\[pl.FP64\]"):
+        jit(_wide_shuffle)(np.zeros(64, np.float64))

@@ -44,8 +44,6 @@ public:
       tid[d] = entry.getArgument(first + 3 + d);
       bdim[d] = entry.getArgument(first + 6 + d);
     }
-    if (failed(checkBarriers()))
-      return failure();
     scope = wrapInAllocaScope();
     Block &body = scope.getBodyRegion().front();
     OpBuilder b = OpBuilder::atBlockBegin(&body);
@@ -53,6 +51,13 @@ public:
     threads = arith::MulIOp::create(
         b, loc, arith::MulIOp::create(b, loc, bdim[0], bdim[1]), bdim[2]);
     allocaPoint = b.saveInsertionPoint();
+    SmallVector<gpu::ShuffleOp> shuffles;
+    fn.walk([&](gpu::ShuffleOp op) { shuffles.push_back(op); });
+    for (gpu::ShuffleOp op : shuffles)
+      if (failed(rewriteShuffle(op)))
+        return failure();
+    if (failed(checkBarriers()))
+      return failure();
     for (unsigned i = 0; i < entry.getNumArguments(); ++i)
       if (i < first + 3 || i >= first + 6)
         uniform.insert(entry.getArgument(i));
@@ -86,7 +91,7 @@ private:
   /// Barriers only at the top level or in nests of scf.for loops.
   LogicalResult checkBarriers() {
     WalkResult result = fn.walk([&](gpu::BarrierOp barrier) {
-      for (Operation *p = barrier->getParentOp(); p != fn; p = p->getParentOp()) {
+      for (Operation *p = barrier->getParentOp(); p != scope; p = p->getParentOp()) {
         auto loop = dyn_cast<scf::ForOp>(p);
         if (!loop) {
           barrier.emitError("the cpu backend runs barriers at the top level of a kernel "
@@ -99,6 +104,51 @@ private:
       return WalkResult::advance();
     });
     return failure(result.wasInterrupted());
+  }
+
+  /// A warp shuffle as a store of every thread's value, a barrier and a load of
+  /// the source lane's (the own value when the source is outside the warp, the
+  /// width or the block).
+  LogicalResult rewriteShuffle(gpu::ShuffleOp op) {
+    Location loc = op.getLoc();
+    FailureOr<Value> array = perThread(op.getValue().getType(), op);
+    if (failed(array))
+      return failure();
+    OpBuilder b(op);
+    memref::StoreOp::create(b, loc, op.getValue(), *array, linear(b, loc, tid));
+    gpu::BarrierOp::create(b, loc);
+    Value self = linear(b, loc, tid);
+    Type index = b.getIndexType();
+    Value warp = arith::ConstantIndexOp::create(b, loc, 32);
+    Value lane = arith::RemUIOp::create(b, loc, self, warp);
+    Value base = arith::SubIOp::create(b, loc, self, lane);
+    Value offset = arith::IndexCastUIOp::create(b, loc, index, op.getOffset());
+    Value width = arith::IndexCastUIOp::create(b, loc, index, op.getWidth());
+    Value source;
+    switch (op.getMode()) {
+    case gpu::ShuffleMode::XOR:
+      source = arith::XOrIOp::create(b, loc, lane, offset);
+      break;
+    case gpu::ShuffleMode::DOWN:
+      source = arith::AddIOp::create(b, loc, lane, offset);
+      break;
+    case gpu::ShuffleMode::UP:  // lane - offset, "negative" (huge) when before lane 0
+      source = arith::SubIOp::create(b, loc, lane, offset);
+      break;
+    case gpu::ShuffleMode::IDX:
+      source = offset;
+      break;
+    }
+    Value inWarp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, source, width);
+    Value at = arith::AddIOp::create(b, loc, base, source);
+    Value inBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at, threads);
+    Value valid = arith::AndIOp::create(b, loc, inWarp, inBlock);
+    Value safe = arith::SelectOp::create(b, loc, valid, at, self);
+    Value result = memref::LoadOp::create(b, loc, *array, safe);
+    op.getShuffleResult().replaceAllUsesWith(result);
+    op.getValid().replaceAllUsesWith(valid);
+    op.erase();
+    return success();
   }
 
   /// Moves the body (all but the return) into an alloca_scope.

@@ -58,6 +58,24 @@ void replaceIds(func::FuncOp fn, unsigned first, CoordinateGroup group) {
   });
 }
 
+/// Replaces `gpu.lane_id` by the thread's linear index in its block modulo 32
+/// (warps are 32 consecutive threads, x fastest).
+void replaceLaneIds(func::FuncOp fn, unsigned first) {
+  Block &entry = fn.getBody().front();
+  auto arg = [&](unsigned i) -> Value { return entry.getArgument(first + i); };
+  fn.walk([&](gpu::LaneIdOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value v = arith::MulIOp::create(b, loc, arg(ThreadId + 2), arg(BlockDim + 1));
+    v = arith::AddIOp::create(b, loc, v, arg(ThreadId + 1));
+    v = arith::MulIOp::create(b, loc, v, arg(BlockDim));
+    v = arith::AddIOp::create(b, loc, v, arg(ThreadId));
+    Value lanes = arith::ConstantIndexOp::create(b, loc, 32);
+    op.replaceAllUsesWith(arith::RemUIOp::create(b, loc, v, lanes).getResult());
+    op.erase();
+  });
+}
+
 /// Checks that `kernel` only uses what the CPU backend can run.
 LogicalResult checkRunnableOnCpu(gpu::GPUFuncOp kernel) {
   if (kernel.getNumPrivateAttributions())
@@ -73,7 +91,12 @@ LogicalResult checkRunnableOnCpu(gpu::GPUFuncOp kernel) {
 bool runsPerBlock(gpu::GPUFuncOp kernel) {
   if (kernel.getNumWorkgroupAttributions())
     return true;
-  return kernel.walk([](gpu::BarrierOp) { return WalkResult::interrupt(); }).wasInterrupted();
+  return kernel
+      .walk([](Operation *op) {
+        return isa<gpu::BarrierOp, gpu::ShuffleOp>(op) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 /// Replaces the workgroup attributions of the body now in `fn` (block
@@ -118,6 +141,7 @@ FailureOr<func::FuncOp> outlineKernel(gpu::GPUFuncOp kernel,
   replaceIds<gpu::ThreadIdOp>(fn, first, ThreadId);
   replaceIds<gpu::BlockDimOp>(fn, first, BlockDim);
   replaceIds<gpu::GridDimOp>(fn, first, GridDim);
+  replaceLaneIds(fn, first);
   fn.walk([](gpu::ReturnOp ret) {
     OpBuilder rb(ret);
     func::ReturnOp::create(rb, ret.getLoc(), ret.getOperands());

@@ -159,3 +159,38 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A warp shuffle runs as a store of every thread's value, a barrier (two
+// thread loops) and a load of the source lane's value; gpu.lane_id is the
+// thread's linear index modulo 32.
+// CHECK-LABEL: func.func private @__dsl_kernel_dsl_kernels_shfl(
+// CHECK: memref.alloca_scope
+// CHECK: %[[VALS:.*]] = memref.alloca(%{{.*}}) : memref<?xi32>
+// CHECK: scf.for
+// CHECK: arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: memref.store %{{.*}}, %[[VALS]]
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.xori
+// CHECK: %[[OK:.*]] = arith.andi
+// CHECK: %[[SRC:.*]] = arith.select %[[OK]]
+// CHECK: memref.load %[[VALS]][%[[SRC]]]
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.lane_id
+module attributes {gpu.container_module} {
+  gpu.module @dsl_kernels {
+    gpu.func @shfl(%x: memref<?xi32>) kernel {
+      %lane = gpu.lane_id
+      %v = arith.index_cast %lane : index to i32
+      %c1 = arith.constant 1 : i32
+      %c32 = arith.constant 32 : i32
+      %r, %ok = gpu.shuffle xor %v, %c1, %c32 : i32
+      %tx = gpu.thread_id x
+      memref.store %r, %x[%tx] : memref<?xi32>
+      gpu.return
+    }
+  }
+}

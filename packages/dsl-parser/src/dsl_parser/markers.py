@@ -91,6 +91,13 @@ class BlockBuiltin(DslBuiltin):
     __slots__ = ()
 
 
+class WarpBuiltin(DslBuiltin):
+    """``pl.lane_id``, ``pl.warp_size``, ``pl.shuffle_*`` and ``pl.warp_*`` reductions:
+    the 32 threads of a warp, inside a ``@pl.kernel``."""
+
+    __slots__ = ()
+
+
 class ScalarBuiltin(DslBuiltin):
     """``pl.ceil_div``: scalar arithmetic with no Python operator. On Python ints it
     computes (as the parser folds it); on anything else it only has a meaning in DSL code."""

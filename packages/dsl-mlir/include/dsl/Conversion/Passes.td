@@ -212,7 +212,9 @@ def DslLowerLaunchesToCpu : Pass<"dsl-lower-launches-to-cpu", "::mlir::ModuleOp"
     `memref.alloca`s of the call (in a `memref.alloca_scope`), its body is cut
     at the barriers into segments that each loop over the block's threads,
     values crossing a cut go through per-thread stack arrays, and the
-    `iter_args` of loops holding barriers too. Barriers must be at the top
+    `iter_args` of loops holding barriers too; a `gpu.shuffle` becomes a
+    store of every thread's value, a barrier and a load of the source lane's
+    (`gpu.lane_id`: the linear thread index modulo 32). Barriers must be at the top
     level of the kernel or nested only in `scf.for` loops whose bounds every
     thread computes alike (errors at the op otherwise). Private attributions
     and other gpu ops are rejected. The gpu modules and `gpu.container_module`

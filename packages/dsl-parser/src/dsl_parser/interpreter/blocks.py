@@ -65,9 +65,20 @@ class Block:
     """What the threads of one block share."""
 
     def __init__(self, threads: int) -> None:
+        self.threads = threads
         self.tiles: dict[tuple[Any, int], ITensor] = {}
         self.lock = threading.Lock()
         self.barrier = BlockBarrier(threads)
+        self.exchange: dict[int, Any] = {}
+
+    def shuffle(self, me: int, value: Any, source: int | None) -> Any:
+        """Every thread publishes ``value``; each reads thread ``source``'s (its own when
+        None or outside the block). Two barriers: all written, then all read."""
+        self.exchange[me] = value
+        self.barrier.wait()
+        found = self.exchange.get(source, value) if source is not None else value
+        self.barrier.wait()
+        return found
 
     def tile(self, shape: list[int], dtype: DType) -> ITensor:
         frame = state.user_frame()
@@ -79,9 +90,15 @@ class Block:
             return found
 
 
+#: Builtins that synchronize the threads of a block (or of a warp).
+SYNCHRONIZING = frozenset({"barrier", "shuffle_xor", "shuffle_down", "shuffle_up",
+                           "shuffle_idx", "warp_sum", "warp_max", "warp_min"})
+
+
 def synchronizes(fn: Any) -> bool:
-    """Whether the kernel ``fn`` calls ``pl.barrier`` (its code names ``barrier``)."""
-    return "barrier" in fn.__code__.co_names
+    """Whether the kernel ``fn`` calls ``pl.barrier`` or a warp shuffle (its code names
+    one of them)."""
+    return not SYNCHRONIZING.isdisjoint(fn.__code__.co_names)
 
 
 def run_block(fn: Any, values: list[Any], dynamic: dict[str, int],

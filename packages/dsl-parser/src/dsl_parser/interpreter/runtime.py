@@ -16,6 +16,7 @@ from ..markers import (
     KernelBuiltin,
     OpBuiltin,
     ScalarBuiltin,
+    WarpBuiltin,
 )
 from ..ops import REQUIRED, OpCall, OpRule, RefCall, lookup
 from ..ops.numerics import np, scalar, store
@@ -26,6 +27,7 @@ from ..values import TypedValue, is_literal, literal_problem
 from . import state
 from .atomics import atomic
 from .values import IScalar, ITensor, index
+from .warps import warp_builtin
 
 
 # -- errors at the user's line ---------------------------------------------------------------
@@ -380,6 +382,8 @@ def dispatch(builtin: DslBuiltin, args: tuple[object, ...], kwargs: dict[str, ob
         return _ceil_div(args)
     if isinstance(builtin, BlockBuiltin):
         return _block_builtin(builtin.name, args, kwargs)
+    if isinstance(builtin, WarpBuiltin):
+        return warp_builtin(builtin.name, args, kwargs, fail)
     if isinstance(builtin, AtomicBuiltin):
         if not state.current().kernel:
             fail(InvalidOperationError, f"pl.{builtin.name} is only available inside a "

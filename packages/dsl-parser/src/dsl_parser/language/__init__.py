@@ -25,6 +25,7 @@ from ..markers import ControlBuiltin as _ControlBuiltin
 from ..markers import KernelBuiltin as _KernelBuiltin
 from ..markers import OpBuiltin as _OpBuiltin
 from ..markers import ScalarBuiltin as _ScalarBuiltin
+from ..markers import WarpBuiltin as _WarpBuiltin
 from ..ops import OPS as _OPS
 from ..parser.entry import function as function
 from ..parser.entry import kernel as kernel
@@ -76,6 +77,18 @@ shared = _BlockBuiltin("shared", "pl.shared([64, 64], pl.FP32): a tile of the bl
                        "(workgroup) memory, one per block, uninitialized")
 barrier = _BlockBuiltin("barrier", "pl.barrier(): wait until every thread of the block gets "
                         "here; shared-memory writes before it are visible after it")
+
+lane_id = _WarpBuiltin("lane_id", "pl.lane_id(): the thread's lane in its warp, 0 to 31 (INDEX)")
+warp_size = _WarpBuiltin("warp_size", "pl.warp_size(): 32, the threads of a warp")
+shuffle_xor = _WarpBuiltin("shuffle_xor", "pl.shuffle_xor(v, mask): v of lane (lane ^ mask)")
+shuffle_down = _WarpBuiltin("shuffle_down", "pl.shuffle_down(v, delta): v of lane + delta "
+                            "(the own v past the warp's end)")
+shuffle_up = _WarpBuiltin("shuffle_up", "pl.shuffle_up(v, delta): v of lane - delta (the own "
+                          "v before lane 0)")
+shuffle_idx = _WarpBuiltin("shuffle_idx", "pl.shuffle_idx(v, lane): v of the given lane")
+warp_sum = _WarpBuiltin("warp_sum", "pl.warp_sum(v): the sum of v over the warp, in every lane")
+warp_max = _WarpBuiltin("warp_max", "pl.warp_max(v): the maximum of v over the warp")
+warp_min = _WarpBuiltin("warp_min", "pl.warp_min(v): the minimum of v over the warp")
 
 atomic_add = _AtomicBuiltin("atomic_add", "pl.atomic_add(x, i, v): x[i] += v atomically; "
                             "the old x[i]")

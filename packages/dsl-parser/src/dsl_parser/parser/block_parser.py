@@ -33,6 +33,16 @@ _DIVERGENT = {"if branch": "an if/else branch", "else branch": "an if/else branc
               "while loop": "a while loop", "while condition": "a while loop"}
 
 
+def divergence(state: ParserState) -> str | None:
+    """The branch or while loop enclosing the code being parsed ("an if/else branch"),
+    where threads may disagree on getting, or None."""
+    for scope in reversed(state.scopes.stack):
+        where = _DIVERGENT.get(scope.kind)
+        if where is not None:
+            return where
+    return None
+
+
 class BlockParser:
     """Emits ``pl.shared`` and ``pl.barrier``."""
 
@@ -57,15 +67,14 @@ class BlockParser:
         src = self.state.src
         if args or kwargs:
             src.error(node, InvalidOperationError, "pl.barrier() takes no arguments")
-        for scope in reversed(self.state.scopes.stack):
-            where = _DIVERGENT.get(scope.kind)
-            if where is not None:
-                src.error(node, UnsupportedFeatureError,
-                          f"pl.barrier() inside {where}: every thread of the block must reach "
-                          "the same barriers",
-                          hint="move the barrier out of the branch or loop (for loops may "
-                               "hold barriers); an early return, break or continue before it "
-                               "also puts it under a branch")
+        where = divergence(self.state)
+        if where is not None:
+            src.error(node, UnsupportedFeatureError,
+                      f"pl.barrier() inside {where}: every thread of the block must reach "
+                      "the same barriers",
+                      hint="move the barrier out of the branch or loop (for loops may "
+                           "hold barriers); an early return, break or continue before it "
+                           "also puts it under a branch")
         b = self.state.builder
         gpu.BarrierOp(loc=b.loc, ip=b.ip)
 

@@ -30,6 +30,7 @@ from ..markers import (
     KernelBuiltin,
     OpBuiltin,
     ScalarBuiltin,
+    WarpBuiltin,
 )
 from ..ops import OPS, lookup, unknown_op_hint
 from ..types import INDEX, Dynamic, ScalarType, TensorType
@@ -46,6 +47,7 @@ from .operator_parser import OperatorParser
 from .protocol_params import as_dsl_value
 from .state import FUNCTION, KERNEL, ParserState, SelfRef
 from .syntax import UNSUPPORTED_EXPRESSIONS, compile_time_callable
+from .warp_parser import WarpParser
 
 Visit = Callable[[ast.expr], object]
 
@@ -63,6 +65,7 @@ class ExprParser:
         self.intrinsics = IntrinsicParser(state)
         self.atomics = AtomicParser(state)
         self.blocks = BlockParser(state)
+        self.warps = WarpParser(state)
         self.launches = LaunchParser(state, visit)
         self.handlers: dict[type[ast.AST], Callable[..., object]] = {
             ast.Constant: self.constant, ast.Name: self.name, ast.Attribute: self.attribute,
@@ -255,6 +258,8 @@ class ExprParser:
             return self.atomics.call(func, node, args, kwargs)
         if isinstance(func, BlockBuiltin):
             return self.blocks.call(func, node, args, kwargs)
+        if isinstance(func, WarpBuiltin):
+            return self.warps.call(func, node, args, kwargs)
         if isinstance(func, ScalarBuiltin):
             return self.intrinsics.ceil_div(node, args, kwargs)
         if isinstance(func, MethodRef):
