@@ -160,11 +160,9 @@ def _shuffle_reference(x: np.ndarray) -> np.ndarray:
     out = np.zeros((5, x.size), np.int32)
     for i in range(x.size):
         lane, base = i % 32, i - i % 32
-
-        def at(src: int) -> int:
-            return int(x[base + src]) if 0 <= src < 32 else int(x[i])
-
-        out[:, i] = [at(lane ^ 5), at(lane + 3), at(lane - 2), at(7), lane]
+        sources = [lane ^ 5, lane + 3, lane - 2, 7]
+        out[:4, i] = [x[base + s] if 0 <= s < 32 else x[i] for s in sources]
+        out[4, i] = lane
     return out
 
 
