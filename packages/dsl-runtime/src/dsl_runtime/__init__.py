@@ -34,6 +34,8 @@ from .jit import JitFunction as JitFunction  # noqa: E402
 from .jit import compile as compile  # noqa: E402
 from .jit import jit as jit  # noqa: E402
 from .options import CompileOptions as CompileOptions  # noqa: E402
+from .tuning import Autotuner as Autotuner  # noqa: E402
+from .tuning import autotune as autotune  # noqa: E402
 
 _adapters.register()
 
@@ -47,5 +49,5 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'dsl_runtime' has no attribute {name!r}")
 
 
-__all__ = ["CompileError", "CompileOptions", "CompiledFunction", "DeviceArray", "JitFunction",
-           "KernelABI", "__version__", "compile", "jit", "kernel"]
+__all__ = ["Autotuner", "CompileError", "CompileOptions", "CompiledFunction", "DeviceArray",
+           "JitFunction", "KernelABI", "__version__", "autotune", "compile", "jit", "kernel"]

@@ -17,6 +17,7 @@ any way is a miss: reported once at debug level, removed and recompiled.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import logging
@@ -361,3 +362,57 @@ def clear() -> int:
     n = len(entries())
     shutil.rmtree(root(), ignore_errors=True)
     return n
+
+
+# -- small records: the autotuner's choices ---------------------------------------------------
+_RECORDS = "tuning"
+_RECORD_LIMIT = 64 * 1024
+_RECORD_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
+
+
+def store_record(key: str, data: bytes) -> bool:
+    """Write ``data`` as record ``key`` (a hex digest) under ``<cache>/v1/tuning/``,
+    atomically (a temporary file renamed into place); False when there is no usable
+    cache folder."""
+    name = f"{key}.json"
+    if not _RECORD_NAME.match(name) or len(data) > _RECORD_LIMIT:
+        raise ValueError(f"invalid record {key!r}")
+    top = _open_root(create=True)
+    if top is None:
+        return False
+    try:
+        folder = safefs.open_dir(_RECORDS, top, create=True)
+        try:
+            tmp = f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp, dir_fd=folder)
+            safefs.write_file(folder, tmp, data)
+            os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            return True
+        finally:
+            os.close(folder)
+    except OSError as err:
+        log.debug("dsl: record %s not stored: %s", key[:16], err)
+        return False
+    finally:
+        os.close(top)
+
+
+def load_record(key: str) -> bytes | None:
+    """The bytes of record ``key``, or None (missing, untrusted, too large, unreadable)."""
+    name = f"{key}.json"
+    if not _RECORD_NAME.match(name):
+        return None
+    top = _open_root(create=False)
+    if top is None:
+        return None
+    try:
+        folder = safefs.open_dir(_RECORDS, top)
+        try:
+            return safefs.read_file(folder, name, _RECORD_LIMIT)
+        finally:
+            os.close(folder)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(top)
