@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-
 from block_kernels import tiled_matmul
+
 from dsl_runtime import autotune
 
 matmul = autotune(configs=[{"TILE": 4}, {"TILE": 8}, {"TILE": 16}, {"TILE": 64}],
