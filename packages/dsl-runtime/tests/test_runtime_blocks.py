@@ -222,3 +222,73 @@ def test_warp_misuse_is_an_error_at_the_call() -> None:
     with pytest.raises(ParserError, match=r"pl.shuffle_xor takes a 32-bit scalar \(int32, "
                                           r"uint32, float32\), got pl.Scalar\[pl.FP64\]"):
         jit(_wide_shuffle)(np.zeros(64, np.float64))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("which", ["matmul", "sum", "scan", "histogram", "shuffles", "warps",
+                                   "atomics", "mandelbrot"])
+def test_block_kernels_on_a_real_gpu(which: str) -> None:
+    """The same kernels on the nvptx backend with device arrays (ci/gpu_checks.sh)."""
+    import dsl_runtime
+    from dsl_mlir import gpu
+
+    if gpu.device_count() == 0:
+        pytest.skip(f"no GPU: {gpu.status()}")
+    D = dsl_runtime.DeviceArray
+    rng = np.random.default_rng(11)
+
+    def run(fn: object, *args: object) -> None:
+        jit(fn, backend="nvptx")(*args)
+        gpu.synchronize()
+
+    if which == "matmul":
+        a = rng.standard_normal((70, 45)).astype(np.float32)
+        b = rng.standard_normal((45, 33)).astype(np.float32)
+        dc_ = D.empty((70, 33), np.float32)
+        run(d.tiled_matmul, D.from_numpy(a), D.from_numpy(b), dc_, 16)
+        np.testing.assert_allclose(dc_.to_numpy(), a @ b, rtol=1e-4, atol=1e-4)
+    elif which == "sum":
+        x = rng.standard_normal(1000).astype(np.float32)
+        ds = D.empty((8,), np.float32)
+        run(d.block_sum, D.from_numpy(x), ds, 128, 7)
+        want = [x[i * 128:(i + 1) * 128].sum() for i in range(8)]
+        np.testing.assert_allclose(ds.to_numpy(), want, rtol=1e-4, atol=1e-4)
+    elif which == "scan":
+        x = rng.integers(-5, 10, 300).astype(np.int32)
+        do = D.empty((300,), np.int32)
+        run(d.scan, D.from_numpy(x), do, 64, 6)
+        want = np.concatenate([np.cumsum(x[i:i + 64]) for i in range(0, 300, 64)])
+        np.testing.assert_array_equal(do.to_numpy(), want)
+    elif which == "histogram":
+        values = rng.integers(0, 64, 20_000).astype(np.int32)
+        dh = D.from_numpy(np.zeros(64, np.int32))
+        run(d.histogram, D.from_numpy(values), dh, 8)
+        np.testing.assert_array_equal(dh.to_numpy(), np.bincount(values, minlength=64))
+    elif which == "shuffles":
+        x = (np.arange(128, dtype=np.int32) * 7) % 100
+        do = D.from_numpy(np.zeros((5, 128), np.int32))
+        run(d.shuffles, D.from_numpy(x), do)
+        np.testing.assert_array_equal(do.to_numpy(), _shuffle_reference(x))
+    elif which == "warps":
+        x = rng.standard_normal(128).astype(np.float32)
+        do = D.from_numpy(np.zeros((3, 128), np.float32))
+        run(d.warp_stats, D.from_numpy(x), do)
+        np.testing.assert_allclose(do.to_numpy()[0], np.repeat(x.reshape(4, 32).sum(1), 32),
+                                   rtol=1e-5)
+    elif which == "atomics":
+        import runtime_flow_defs as f
+
+        x = rng.integers(0, 37, 5000).astype(np.int32)
+        bins, first = D.from_numpy(np.zeros(40, np.int32)), D.from_numpy(np.full(40, -1, np.int32))
+        run(f.histogram, D.from_numpy(x), bins, first)
+        np.testing.assert_array_equal(bins.to_numpy(), np.bincount(x, minlength=40))
+    else:
+        import runtime_flow_defs as f
+
+        cr = np.linspace(-2, 1, 300, dtype=np.float32)
+        ci = np.linspace(-1.2, 1.2, 300, dtype=np.float32)
+        do = D.empty((300,), np.int32)
+        run(f.mandelbrot, D.from_numpy(cr), D.from_numpy(ci), do, 60)
+        host = np.zeros(300, np.int32)
+        jit(f.mandelbrot)(cr, ci, host, 60)
+        np.testing.assert_array_equal(do.to_numpy(), host)
