@@ -1,6 +1,7 @@
 """Ported GPU kernels on the CPU backend: tiled matmul (the autotuner's tile), block
-reduction, block scan, privatized histogram (shared memory, barriers, atomics) and a
-Mandelbrot (while/break), against numpy and numba in the same run.
+reduction, block scan, privatized histogram (shared memory, barriers, atomics), fused
+softmax and layer norm (a block per row) and a Mandelbrot (while/break), against numpy
+and numba in the same run.
 
 Medians of repeated calls, in milliseconds, blocks in parallel
 (``pipeline_options={"parallel": True}``). Compare ratios measured in one run (this
@@ -26,6 +27,7 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 import block_kernels as bk  # noqa: E402
 import mandelbrot as mb  # noqa: E402
+import row_kernels as rk  # noqa: E402
 
 from dsl_runtime import autotune  # noqa: E402
 
@@ -111,6 +113,17 @@ def main() -> None:
     nb = ms(lambda: peers["histogram"](values)) if isinstance(peers, dict) else None
     rows.append(("histogram of 2^20 values", dsl, ms(lambda: np.bincount(values, minlength=64)),
                  nb))
+
+    rows_x = rng.standard_normal((1024, 1024)).astype(np.float32)
+    rows_y = np.zeros_like(rows_x)
+    dsl = ms(lambda: rk.softmax(rows_x, rows_y, 128, 7))
+    rows.append(("softmax 1024x1024 (a block per row)", dsl,
+                 ms(lambda: rk.softmax_reference(rows_x)), None))
+    w = rng.standard_normal(1024).astype(np.float32)
+    bias = rng.standard_normal(1024).astype(np.float32)
+    dsl = ms(lambda: rk.layer_norm(rows_x, w, bias, rows_y, 1e-5, 128, 7))
+    rows.append(("layer norm 1024x1024", dsl,
+                 ms(lambda: rk.layer_norm_reference(rows_x, w, bias, 1e-5)), None))
 
     re, im = np.meshgrid(np.linspace(-2.2, 0.8, 256, dtype=np.float32),
                          np.linspace(-1.2, 1.2, 256, dtype=np.float32))

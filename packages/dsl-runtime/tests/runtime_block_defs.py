@@ -25,18 +25,23 @@ def reverse(x: pl.Tensor[[N], pl.FP32], out: pl.Tensor[[N], pl.FP32]):
     reverse_k(x, out).launch(grid=(x.shape[0] // 64,), block=(64,))
 
 
-# The tiled matmul, the tree reduction and the block scan are those of
-# examples/block_kernels.py (their undecorated host functions, so that each test
-# decorates them as it needs).
+# The tiled matmul, the tree reduction, the block scan and the histogram are those of
+# examples/block_kernels.py, the softmax and layer norm those of examples/row_kernels.py
+# (their undecorated host functions, so that each test decorates them as it needs).
 _EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 if str(_EXAMPLES) not in sys.path:
     sys.path.insert(0, str(_EXAMPLES))
 import block_kernels as _ex  # noqa: E402
+import row_kernels as _rows  # noqa: E402
 
 block_sum = _ex.block_sum.__wrapped__
 tiled_matmul = _ex.tiled_matmul.__wrapped__
 scan = _ex.block_scan.__wrapped__
 histogram = _ex.histogram.__wrapped__
+softmax = _rows.softmax.__wrapped__
+layer_norm = _rows.layer_norm.__wrapped__
+softmax_reference = _rows.softmax_reference
+layer_norm_reference = _rows.layer_norm_reference
 
 
 @pl.kernel

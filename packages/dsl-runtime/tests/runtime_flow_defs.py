@@ -157,3 +157,19 @@ def bits_k(x: pl.Tensor[[N], pl.UINT32], acc: pl.Tensor[[3], pl.UINT32]):
 
 def bits(x: pl.Tensor[[N], pl.UINT32], acc: pl.Tensor[[3], pl.UINT32]):
     bits_k(x, acc).launch(grid=(pl.ceil_div(x.shape[0], 32),), block=(32,))
+
+
+@pl.kernel
+def clamp_k(x: pl.Tensor[[N], pl.FP32], u: pl.Tensor[[N], pl.UINT32],
+            out: pl.Tensor[[N], pl.FP32], uout: pl.Tensor[[N], pl.UINT32]):
+    """Scalar pl.min/pl.max with a number on either side (float NaN propagates, uint
+    compares unsigned), and pl.cast of a dynamic size."""
+    i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if i < x.shape[0]:
+        out[i] = pl.min(pl.max(-1.0, x[i]), 1.0) + pl.cast(x.shape[0], pl.FP32) * 0.0
+        uout[i] = pl.max(u[i], 7)
+
+
+def clamp(x: pl.Tensor[[N], pl.FP32], u: pl.Tensor[[N], pl.UINT32],
+          out: pl.Tensor[[N], pl.FP32], uout: pl.Tensor[[N], pl.UINT32]):
+    clamp_k(x, u, out, uout).launch(grid=(pl.ceil_div(x.shape[0], 32),), block=(32,))

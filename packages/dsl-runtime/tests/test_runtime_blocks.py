@@ -226,7 +226,7 @@ def test_warp_misuse_is_an_error_at_the_call() -> None:
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("which", ["matmul", "sum", "scan", "histogram", "shuffles", "warps",
-                                   "atomics", "mandelbrot"])
+                                   "atomics", "mandelbrot", "softmax"])
 def test_block_kernels_on_a_real_gpu(which: str) -> None:
     """The same kernels on the nvptx backend with device arrays (ci/gpu_checks.sh)."""
     import dsl_runtime
@@ -275,6 +275,11 @@ def test_block_kernels_on_a_real_gpu(which: str) -> None:
         run(d.warp_stats, D.from_numpy(x), do)
         np.testing.assert_allclose(do.to_numpy()[0], np.repeat(x.reshape(4, 32).sum(1), 32),
                                    rtol=1e-5)
+    elif which == "softmax":
+        x = (rng.standard_normal((9, 500)) * 3).astype(np.float32)
+        dy = D.empty(x.shape, np.float32)
+        run(d.softmax, D.from_numpy(x), dy, 128, 7)
+        np.testing.assert_allclose(dy.to_numpy(), d.softmax_reference(x), rtol=1e-4, atol=1e-6)
     elif which == "atomics":
         import runtime_flow_defs as f
 
@@ -292,3 +297,22 @@ def test_block_kernels_on_a_real_gpu(which: str) -> None:
         host = np.zeros(300, np.int32)
         jit(f.mandelbrot)(cr, ci, host, 60)
         np.testing.assert_array_equal(do.to_numpy(), host)
+
+
+@pytest.mark.parametrize("how", list(VARIANTS))
+@pytest.mark.parametrize("shape", [(5, 300), (3, 64), (2, 7)])
+def test_softmax_and_layer_norm_rows(how: str, shape: tuple[int, int]) -> None:
+    if how == "interpret" and shape[1] > 64:
+        pytest.skip("the interpreter runs one Python thread per GPU thread: small sizes")
+    rng = np.random.default_rng(shape[1])
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    before = x.copy()
+    block, steps = (64, 6) if how == "interpret" else (128, 7)
+    y = np.full(shape, np.nan, np.float32)
+    VARIANTS[how](d.softmax)(x, y, block, steps)
+    np.testing.assert_allclose(y, d.softmax_reference(x), rtol=1e-5, atol=1e-7)
+    w = rng.standard_normal(shape[1]).astype(np.float32)
+    b = rng.standard_normal(shape[1]).astype(np.float32)
+    VARIANTS[how](d.layer_norm)(x, w, b, y, 1e-5, block, steps)
+    np.testing.assert_allclose(y, d.layer_norm_reference(x, w, b, 1e-5), rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(x, before)

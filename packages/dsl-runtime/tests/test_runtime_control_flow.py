@@ -150,3 +150,16 @@ def test_errors_point_at_the_loop() -> None:
     with pytest.raises(ParserError, match=r"a while loop carries the names it reassigns, "
                                           r"which strict SSA forbids"):
         jit(not_bool)(3)
+
+
+def test_scalar_min_max_agree_with_the_interpreter() -> None:
+    x = np.array([-3.0, -0.5, 0.25, 2.0, np.nan, -np.inf], np.float32)
+    u = np.array([0, 3, 7, 8, 2**31 + 5, 2**32 - 1], np.uint32)
+    results = []
+    for f in _both(d.clamp):
+        out, uout = np.zeros(6, np.float32), np.zeros(6, np.uint32)
+        f(x, u, out, uout)
+        results.append((out, uout))
+    for out, uout in results:
+        np.testing.assert_array_equal(out, [-1.0, -0.5, 0.25, 1.0, np.nan, -1.0])
+        assert uout.tolist() == [7, 7, 7, 8, 2**31 + 5, 2**32 - 1]

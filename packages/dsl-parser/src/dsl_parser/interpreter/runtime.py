@@ -20,6 +20,7 @@ from ..markers import (
 )
 from ..ops import REQUIRED, OpCall, OpRule, RefCall, lookup
 from ..ops.numerics import np, scalar, store
+from ..parser.intrinsic_parser import scalar_min_max
 from ..parser.op_parser import _CHECKS
 from ..spans import Span
 from ..types import BOOL, INDEX, DType, Dynamic, PlType, ScalarType, TensorType
@@ -365,9 +366,44 @@ def _ceil_div(args: Sequence[object]) -> object:
     return -((-a) // b)  # type: ignore[operator]
 
 
+def _scalar_min_max(name: str, args: Sequence[object]) -> Any:
+    """``pl.min(a, b)`` / ``pl.max(a, b)`` of two scalars, as the parser emits them
+    (``arith.minsi``/``minui``/``minimumf``...: a number takes the other's dtype; float
+    NaN propagates)."""
+    a, b = args
+    typed = [v for v in (a, b) if isinstance(v, IScalar)]
+    if not typed:
+        if not (is_literal(a) and is_literal(b)):
+            fail(ParserTypeError, f"pl.{name} takes two scalars or numbers, got {a!r}, {b!r}")
+        pair: list[Any] = [a, b]
+        return min(pair) if name == "min" else max(pair)
+    dtype = typed[0].dtype
+    values = []
+    for v in (a, b):
+        if isinstance(v, IScalar):
+            if v.dtype != dtype:
+                fail(ParserTypeError, f"pl.{name}: the operands have different dtypes, "
+                                      f"{typed[0].dtype!r} and {v.dtype!r}")
+            values.append(v.value)
+        elif is_literal(v) and literal_problem(v, dtype) is None:
+            values.append(scalar(v, dtype))
+        else:
+            fail(ParserTypeError, f"pl.{name}: expected a {dtype!r} scalar or a number, "
+                                  f"got {v!r}")
+    n = np()
+    if dtype.is_float:
+        return IScalar((n.minimum if name == "min" else n.maximum)(*values), dtype)
+    return IScalar(min(values) if name == "min" else max(values), dtype)
+
+
 def dispatch(builtin: DslBuiltin, args: tuple[object, ...], kwargs: dict[str, object]) -> Any:
     """Run ``pl.<name>(*args, **kwargs)`` (called by the markers while interpreting)."""
     if isinstance(builtin, OpBuiltin):
+        if scalar_min_max(builtin.name, args, kwargs):
+            return _scalar_min_max(builtin.name, args)
+        if builtin.name == "cast" and args and type(args[0]) is int and state.current().kernel:
+            # x.shape[d] of a pl.dynamic size is an INDEX value in compiled kernels
+            args = (index(args[0]), *args[1:])
         return call_op(lookup(builtin.name), args, kwargs)
     if isinstance(builtin, ControlBuiltin):
         if builtin.name == "yield_":
