@@ -70,6 +70,10 @@ def test_the_ptx_of_atomics_assembles() -> None:
     f = np.zeros(8, np.float32)
     ptx = jit(d.extremes).ptx(f, np.zeros(4, np.float32), np.zeros((1, 1)), f)
     assert "atom" in ptx
+    # pointer parameters carry their element's natural alignment (was .align 1)
+    aligns = [line.split(".align")[1].split()[0] for line in ptx.splitlines()
+              if ".ptr .align" in line]
+    assert aligns == ["4"] * 4 + ["8"] * 2 + ["4"] * 2, aligns  # x, out, total (f64), swaps
     assert "atom" in jit(d.bits).ptx(np.zeros(4, np.uint32), np.zeros(3, np.uint32))
 
 

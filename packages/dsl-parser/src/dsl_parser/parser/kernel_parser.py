@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from .._mlir import Block, Module, Operation, gpu, ir
 from ..errors import ParserError
 from ..kernel import GPU_MODULE, Kernel, KernelSpecialization
+from ..types import TensorType
 from ..values import TypedValue, ValueInfo
 from .evaluator import Evaluator, closure_of
 from .function_parser import CONTAINER_ATTR, FunctionParser, FunctionSource
@@ -34,8 +35,19 @@ class KernelParser(FunctionParser):
         self.symbol = symbol
 
     def _create_op(self, ftype: object) -> Operation:
-        return gpu.GPUFuncOp(ftype, sym_name=self.symbol, kernel=True,
-                             loc=self.state.src.loc(self.node), ip=ir.InsertionPoint(self.block))
+        op = gpu.GPUFuncOp(ftype, sym_name=self.symbol, kernel=True,
+                           loc=self.state.src.loc(self.node), ip=ir.InsertionPoint(self.block))
+        op.attributes["arg_attrs"] = ir.ArrayAttr.get([self._arg_attrs(t) for _, t in self.params])
+        return op
+
+    @staticmethod
+    def _arg_attrs(t: object) -> object:
+        """``llvm.align`` of a tensor parameter: its element's natural alignment (what every
+        device array guarantees), so that the PTX pointer parameters say ``.align N``."""
+        if isinstance(t, TensorType):
+            i64 = ir.IntegerType.get_signless(64)
+            return ir.DictAttr.get({"llvm.align": ir.IntegerAttr.get(i64, t.dtype.itemsize)})
+        return ir.DictAttr.get({})
 
     def _entry_block(self) -> Block:
         types = [self.state.builder.mlir_type(t) for _, t in self.params]
