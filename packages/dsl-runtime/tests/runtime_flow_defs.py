@@ -173,3 +173,20 @@ def clamp_k(x: pl.Tensor[[N], pl.FP32], u: pl.Tensor[[N], pl.UINT32],
 def clamp(x: pl.Tensor[[N], pl.FP32], u: pl.Tensor[[N], pl.UINT32],
           out: pl.Tensor[[N], pl.FP32], uout: pl.Tensor[[N], pl.UINT32]):
     clamp_k(x, u, out, uout).launch(grid=(pl.ceil_div(x.shape[0], 32),), block=(32,))
+
+
+@pl.kernel
+def swap_halves_k(x: pl.Tensor[[M, 8], pl.FP32], y: pl.Tensor[[M, 8], pl.FP32],
+                  at: pl.INDEX):
+    """Vector loads and stores: each row's halves swapped and reversed, element ``at`` of
+    the vector store moved by the launch (out of range under boundscheck when at > 4)."""
+    r = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
+    if r < x.shape[0]:
+        a, b, c, d = pl.load(x, (r, 0), width=4)
+        e, f, g, h = pl.load(x, (r, 4), width=4, aligned=True)
+        pl.store(y, (r, 0), (h, g, f, e), aligned=True)
+        pl.store(y, (r, at), (d, c, b, a))
+
+
+def swap_halves(x: pl.Tensor[[M, 8], pl.FP32], y: pl.Tensor[[M, 8], pl.FP32], at: pl.INDEX):
+    swap_halves_k(x, y, at).launch(grid=(pl.ceil_div(x.shape[0], 16),), block=(16,))

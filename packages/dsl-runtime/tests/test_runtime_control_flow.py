@@ -163,3 +163,29 @@ def test_scalar_min_max_agree_with_the_interpreter() -> None:
     for out, uout in results:
         np.testing.assert_array_equal(out, [-1.0, -0.5, 0.25, 1.0, np.nan, -1.0])
         assert uout.tolist() == [7, 7, 7, 8, 2**31 + 5, 2**32 - 1]
+
+
+def test_vector_loads_and_stores() -> None:
+    x = np.arange(40, dtype=np.float32).reshape(5, 8)
+    before = x.copy()
+    want = np.concatenate([x[:, 4:][:, ::-1], x[:, :4][:, ::-1]], axis=1)
+    for f in _both(d.swap_halves):
+        y = np.zeros_like(x)
+        f(x, y, 4)
+        np.testing.assert_array_equal(y, want)
+    np.testing.assert_array_equal(x, before)
+    a = np.zeros((4, 8), np.float32)
+    ptx = jit(d.swap_halves).ptx(a, a, 4)
+    assert "ld.global.v4" in ptx and "st.global.v4" in ptx  # the aligned ones
+    assert "vector<4xf32>" in jit(d.swap_halves).lower(a, a, 4)
+
+
+def test_boundscheck_covers_vector_accesses() -> None:
+    f = jit(d.swap_halves, boundscheck=True)
+    x = np.arange(16, dtype=np.float32).reshape(2, 8)
+    y = np.zeros_like(x)
+    with pytest.raises(IndexError, match=r"kernel 'swap_halves_k' at .*: store index 8 is out "
+                                         r"of range for dimension 1 of size 8"):
+        f(x, y, 5)  # elements 5..8 of a row of 8
+    np.testing.assert_array_equal(y[:, :4], x[:, 4:][:, ::-1])  # the aligned store ran
+    np.testing.assert_array_equal(y[:, 4:], 0)  # the failed one wrote nothing

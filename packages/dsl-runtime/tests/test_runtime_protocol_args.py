@@ -288,8 +288,8 @@ def test_a_protocol_argument_crosses_into_a_kernel(ex: Any) -> None:
     cf = ex["dequantize_launch"].compile(q, np.zeros(8, np.float32))
     assert cf.abi.params[0].mlir_type == "memref<8xi8>, f32, i32"  # a host function: memrefs
     kernel = [line for line in cf.mlir("dsl").splitlines() if "gpu.func" in line]
-    assert kernel and "(%arg0: memref<8xi8>, %arg1: f32, %arg2: i32, %arg3: memref<?xf32>)" \
-        in kernel[0]
+    assert kernel and ("(%arg0: memref<8xi8>, %arg1: f32, %arg2: i32, %arg3: memref<?xf32> "
+                       "{llvm.align = 4 : i64})") in kernel[0]
 
 
 def test_the_kernels_ptx_is_accepted_by_ptxas(ex: Any, tmp_path: Path) -> None:

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::dsl {
@@ -169,14 +170,21 @@ FailureOr<func::FuncOp> outlineKernel(gpu::GPUFuncOp kernel,
 /// comparisons: a negative index is out of range), and the report's values.
 Value indicesInRange(OpBuilder &b, Location loc, Value memref,
                      ValueRange indices, SmallVectorImpl<RuntimeCheck> &checks,
-                     StringRef message) {
+                     StringRef message, int64_t lastExtent = 1) {
   SmallVector<Value> conditions;
   for (auto [d, index] : llvm::enumerate(indices)) {
     Value size = memref::DimOp::create(b, loc, memref, d);
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, size);
+    Value last = index;  // a vector access reaches lastExtent elements of the last dim
+    if (d + 1 == indices.size() && lastExtent > 1)
+      last = arith::AddIOp::create(b, loc, index,
+                                   arith::ConstantIndexOp::create(b, loc, lastExtent - 1));
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, last, size);
+    if (last != index)  // and no wrap-around
+      ok = arith::AndIOp::create(
+          b, loc, ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, size));
     conditions.push_back(ok);
     Value dim = arith::ConstantIndexOp::create(b, loc, d);
-    checks.push_back({ok, RuntimeErrorKind::Index, message.str(), {index, dim, size}});
+    checks.push_back({ok, RuntimeErrorKind::Index, message.str(), {last, dim, size}});
   }
   return allOf(b, loc, conditions);
 }
@@ -187,14 +195,30 @@ std::string accessMessage(Operation *op, StringRef kernel, StringRef what) {
       .str();
 }
 
-/// The memref and indices of an element access.
+/// The memref and indices of an element (or vector) access.
 std::pair<Value, ValueRange> accessedElement(Operation *op) {
   if (auto load = dyn_cast<memref::LoadOp>(op))
     return {load.getMemRef(), load.getIndices()};
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return {store.getMemRef(), store.getIndices()};
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    return {load.getBase(), load.getIndices()};
+  if (auto store = dyn_cast<vector::StoreOp>(op))
+    return {store.getBase(), store.getIndices()};
   if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
     return {rmw.getMemref(), rmw.getIndices()};
   auto generic = cast<memref::GenericAtomicRMWOp>(op);
   return {generic.getMemref(), generic.getIndices()};
+}
+
+/// The elements a vector load or store reaches along the last dimension (1 for
+/// element accesses).
+int64_t vectorWidth(Operation *op) {
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    return load.getVectorType().getNumElements();
+  if (auto store = dyn_cast<vector::StoreOp>(op))
+    return store.getVectorType().getNumElements();
+  return 1;
 }
 
 /// Guards every memref.load/store and atomic of `fn` (the outlined kernel `kernel`) by
@@ -204,20 +228,23 @@ void addBoundsChecks(func::FuncOp fn, StringRef kernel, ModuleOp module) {
   SmallVector<Operation *> accesses;
   fn.walk([&](Operation *op) {
     if (isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp,
-            memref::GenericAtomicRMWOp>(op))
+            memref::GenericAtomicRMWOp, vector::LoadOp, vector::StoreOp>(op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     SmallVector<RuntimeCheck> checks;
-    if (isa<memref::LoadOp, memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op)) {
+    if (isa<memref::LoadOp, memref::AtomicRMWOp, memref::GenericAtomicRMWOp,
+            vector::LoadOp>(op)) {
       auto [memref, indices] = accessedElement(op);
       if (indices.empty())
         continue;
       Value ok = indicesInRange(b, loc, memref, indices, checks,
-                                accessMessage(op, kernel, isa<memref::LoadOp>(op)
-                                                              ? "load" : "atomic"));
+                                accessMessage(op, kernel,
+                                              isa<memref::LoadOp, vector::LoadOp>(op)
+                                                  ? "load" : "atomic"),
+                                vectorWidth(op));
       Type type = op->getResult(0).getType();
       auto guarded = scf::IfOp::create(
           b, loc, ok,
@@ -235,11 +262,11 @@ void addBoundsChecks(func::FuncOp fn, StringRef kernel, ModuleOp module) {
       op->erase();
       continue;
     }
-    auto store = cast<memref::StoreOp>(op);
-    if (store.getIndices().empty())
+    auto [memref, indices] = accessedElement(op);
+    if (indices.empty())
       continue;
-    Value ok = indicesInRange(b, loc, store.getMemRef(), store.getIndices(), checks,
-                              accessMessage(op, kernel, "store"));
+    Value ok = indicesInRange(b, loc, memref, indices, checks,
+                              accessMessage(op, kernel, "store"), vectorWidth(op));
     scf::IfOp::create(
         b, loc, ok,
         [&](OpBuilder &tb, Location tl) {
@@ -251,7 +278,7 @@ void addBoundsChecks(func::FuncOp fn, StringRef kernel, ModuleOp module) {
             emitCheck(eb, el, module, c.ok, c.kind, c.message, c.values);
           scf::YieldOp::create(eb, el);
         });
-    store.erase();
+    op->erase();
   }
 }
 

@@ -22,6 +22,7 @@ gpu: Any = _dsl_mlir.dialects.gpu
 memref: Any = _dsl_mlir.dialects.memref
 scf: Any = _dsl_mlir.dialects.scf
 tensor: Any = _dsl_mlir.dialects.tensor
+vector: Any = _dsl_mlir.dialects.vector
 
 verify: Any = _dsl_mlir.verify
 parse_module: Any = _dsl_mlir.parse_module

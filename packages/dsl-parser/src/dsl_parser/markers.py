@@ -98,6 +98,13 @@ class WarpBuiltin(DslBuiltin):
     __slots__ = ()
 
 
+class VectorBuiltin(DslBuiltin):
+    """``pl.load`` / ``pl.store``: several contiguous elements of a tensor at once, inside
+    a ``@pl.kernel``."""
+
+    __slots__ = ()
+
+
 class ScalarBuiltin(DslBuiltin):
     """``pl.ceil_div``: scalar arithmetic with no Python operator. On Python ints it
     computes (as the parser folds it); on anything else it only has a meaning in DSL code."""

@@ -16,6 +16,7 @@ from ..markers import (
     KernelBuiltin,
     OpBuiltin,
     ScalarBuiltin,
+    VectorBuiltin,
     WarpBuiltin,
 )
 from ..ops import REQUIRED, OpCall, OpRule, RefCall, lookup
@@ -366,6 +367,34 @@ def _ceil_div(args: Sequence[object]) -> object:
     return -((-a) // b)  # type: ignore[operator]
 
 
+def _vector_access(name: str, args: Sequence[object], kwargs: dict[str, object]) -> Any:
+    """``pl.load(x, idx, width)`` (a tuple of scalars) / ``pl.store(x, idx, values)``:
+    consecutive elements of the last dimension, each bounds-checked."""
+    if not state.current().kernel:
+        fail(InvalidOperationError, f"pl.{name} is only available inside a @pl.kernel")
+    kwargs = dict(kwargs)
+    kwargs.pop("aligned", None)  # an alignment promise: nothing to do in the interpreter
+    values = list(args) + list(kwargs.values())
+    if len(values) != 3 or not isinstance(values[0], ITensor):
+        fail(InvalidOperationError, f"pl.{name} takes a tensor, an index and "
+                                    f"{'a width' if name == 'load' else 'a tuple of values'}")
+    x, key, third = values
+    assert isinstance(x, ITensor)
+    items: list[Any] = list(key) if isinstance(key, (tuple, list)) else [key]
+    stored: list[Any] = list(third) if isinstance(third, (tuple, list)) else []
+    count = third if name == "load" else len(stored)
+    if isinstance(count, bool) or count not in (2, 4, 8, 16):
+        fail(ParserTypeError, f"pl.{name}: the width must be 2, 4, 8 or 16, got {count!r}")
+    assert isinstance(count, int)
+    last = int(items[-1].value if isinstance(items[-1], IScalar) else items[-1])
+    keys = [(*items[:-1], last + k) for k in range(count)]
+    if name == "load":
+        return tuple(subscript(x, k) for k in keys)
+    for k, v in zip(keys, stored, strict=True):
+        store_element(x, k, v)
+    return None
+
+
 def _scalar_min_max(name: str, args: Sequence[object]) -> Any:
     """``pl.min(a, b)`` / ``pl.max(a, b)`` of two scalars, as the parser emits them
     (``arith.minsi``/``minui``/``minimumf``...: a number takes the other's dtype; float
@@ -420,6 +449,8 @@ def dispatch(builtin: DslBuiltin, args: tuple[object, ...], kwargs: dict[str, ob
         return _block_builtin(builtin.name, args, kwargs)
     if isinstance(builtin, WarpBuiltin):
         return warp_builtin(builtin.name, args, kwargs, fail)
+    if isinstance(builtin, VectorBuiltin):
+        return _vector_access(builtin.name, args, kwargs)
     if isinstance(builtin, AtomicBuiltin):
         if not state.current().kernel:
             fail(InvalidOperationError, f"pl.{builtin.name} is only available inside a "

@@ -25,6 +25,7 @@ from ..markers import ControlBuiltin as _ControlBuiltin
 from ..markers import KernelBuiltin as _KernelBuiltin
 from ..markers import OpBuiltin as _OpBuiltin
 from ..markers import ScalarBuiltin as _ScalarBuiltin
+from ..markers import VectorBuiltin as _VectorBuiltin
 from ..markers import WarpBuiltin as _WarpBuiltin
 from ..ops import OPS as _OPS
 from ..parser.entry import function as function
@@ -78,6 +79,10 @@ shared = _BlockBuiltin("shared", "pl.shared([64, 64], pl.FP32): a tile of the bl
 barrier = _BlockBuiltin("barrier", "pl.barrier(): wait until every thread of the block gets "
                         "here; shared-memory writes before it are visible after it")
 
+load = _VectorBuiltin("load", "a, b, c, d = pl.load(x, (i, j), width=4): x[i, j], ..., "
+                       "x[i, j + 3] in one vector load")
+store = _VectorBuiltin("store", "pl.store(x, (i, j), (a, b, c, d)): x[i, j..j + 3] = a, ..., d "
+                        "in one vector store")
 lane_id = _WarpBuiltin("lane_id", "pl.lane_id(): the thread's lane in its warp, 0 to 31 (INDEX)")
 warp_size = _WarpBuiltin("warp_size", "pl.warp_size(): 32, the threads of a warp")
 shuffle_xor = _WarpBuiltin("shuffle_xor", "pl.shuffle_xor(v, mask): v of lane (lane ^ mask)")

@@ -30,6 +30,7 @@ from ..markers import (
     KernelBuiltin,
     OpBuiltin,
     ScalarBuiltin,
+    VectorBuiltin,
     WarpBuiltin,
 )
 from ..ops import OPS, lookup, unknown_op_hint
@@ -47,6 +48,7 @@ from .operator_parser import OperatorParser
 from .protocol_params import as_dsl_value
 from .state import FUNCTION, KERNEL, ParserState, SelfRef
 from .syntax import UNSUPPORTED_EXPRESSIONS, compile_time_callable
+from .vector_parser import VectorParser
 from .warp_parser import WarpParser
 
 Visit = Callable[[ast.expr], object]
@@ -66,6 +68,7 @@ class ExprParser:
         self.atomics = AtomicParser(state)
         self.blocks = BlockParser(state)
         self.warps = WarpParser(state)
+        self.vectors = VectorParser(state)
         self.launches = LaunchParser(state, visit)
         self.handlers: dict[type[ast.AST], Callable[..., object]] = {
             ast.Constant: self.constant, ast.Name: self.name, ast.Attribute: self.attribute,
@@ -260,6 +263,8 @@ class ExprParser:
             return self.blocks.call(func, node, args, kwargs)
         if isinstance(func, WarpBuiltin):
             return self.warps.call(func, node, args, kwargs)
+        if isinstance(func, VectorBuiltin):
+            return self.vectors.call(func, node, args, kwargs)
         if isinstance(func, ScalarBuiltin):
             return self.intrinsics.ceil_div(node, args, kwargs)
         if isinstance(func, MethodRef):

@@ -44,7 +44,7 @@ class KernelParser(FunctionParser):
     def _arg_attrs(t: object) -> object:
         """``llvm.align`` of a tensor parameter: its element's natural alignment (what every
         device array guarantees), so that the PTX pointer parameters say ``.align N``."""
-        if isinstance(t, TensorType):
+        if isinstance(t, TensorType) and t.dtype.itemsize > 1:
             i64 = ir.IntegerType.get_signless(64)
             return ir.DictAttr.get({"llvm.align": ir.IntegerAttr.get(i64, t.dtype.itemsize)})
         return ir.DictAttr.get({})
