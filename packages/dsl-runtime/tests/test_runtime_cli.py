@@ -103,3 +103,22 @@ def test_the_files_prints_go_to_stderr_not_into_the_ir(_isolated_cache: Path,
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.lstrip().startswith("module") and "hello" not in proc.stdout
     assert "hello from the user" in proc.stderr
+
+
+def test_doctor_reports_an_out_of_range_sibling_instead_of_dying(tmp_path: Path) -> None:
+    """With dsl-mlir 0.0.1 installed (a fake distribution first on the path), importing
+    dsl_runtime is an ImportError, but `dsl doctor` reports it and exits 1."""
+    fake = tmp_path / "site" / "dsl_mlir-0.0.1.dist-info"
+    fake.mkdir(parents=True)
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: dsl-mlir\nVersion: 0.0.1\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]),
+        "DSL_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "dsl_runtime.cli", "doctor"], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "incompatible:" in proc.stdout and "dsl-mlir" in proc.stdout and "0.0.1" in proc.stdout
+    imported = subprocess.run([sys.executable, "-c", "import dsl_runtime"], env=env,
+                              capture_output=True, text=True)
+    assert imported.returncode == 1 and "ImportError" in imported.stderr

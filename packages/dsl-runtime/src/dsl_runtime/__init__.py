@@ -20,12 +20,24 @@ first compile.
 
 from __future__ import annotations
 
+import sys as _sys
+
 from ._compat import check_siblings as _check_siblings
 from ._version import __version__ as __version__
 
-_check_siblings()
+#: Why the sibling check failed, when this process is ``dsl doctor`` (which reports it
+#: instead of dying with the ImportError it exists to diagnose).
+SIBLING_ERROR: ImportError | None = None
+try:
+    _check_siblings()
+except ImportError as _err:
+    _command = _sys.argv[0].replace("\\", "/").rsplit("/", 1)[-1]
+    if _sys.argv[1:2] != ["doctor"] or _command not in ("dsl", "cli.py", "-m"):
+        raise
+    SIBLING_ERROR = _err
 
 from . import adapters as _adapters  # noqa: E402
+from . import logs as _logs  # noqa: E402
 from .abi import KernelABI as KernelABI  # noqa: E402
 from .compiled import CompiledFunction as CompiledFunction  # noqa: E402
 from .device import DeviceArray as DeviceArray  # noqa: E402
@@ -38,6 +50,7 @@ from .tuning import Autotuner as Autotuner  # noqa: E402
 from .tuning import autotune as autotune  # noqa: E402
 
 _adapters.register()
+_logs.configure_from_env()
 
 
 def __getattr__(name: str) -> object:

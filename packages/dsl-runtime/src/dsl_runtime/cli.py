@@ -183,23 +183,41 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
     except ImportError as err:
         ok = False
         print(f"  incompatible: {err}")
+        for dist in ("dsl-core", "dsl-parser", "dsl-mlir"):
+            print(f"  {dist:<11} {_installed(dist)}")
     try:
         import dsl_mlir
         from dsl_mlir import dsl_opt_path
 
         print(f"toolchain: MLIR {dsl_mlir.MLIR_VERSION}, pipelines {', '.join(dsl_mlir.pipeline_names())}")
         print(f"  dsl-opt: {dsl_opt_path()}")
-    except ImportError as err:
+    except Exception as err:  # ImportError, a broken native library: reported, not raised
         ok = False
-        print(f"toolchain: dsl_mlir failed to import: {err}")
-    ok = _doctor_extensions() and ok
-    _doctor_gpu()
+        print(f"toolchain: dsl_mlir failed to import: {type(err).__name__}: {err}")
+    try:
+        ok = _doctor_extensions() and ok
+    except Exception as err:  # a broken extension must not stop the report
+        ok = False
+        print(f"extensions: could not be listed: {type(err).__name__}: {err}")
+    try:
+        _doctor_gpu()
+    except Exception as err:
+        print(f"gpu: could not be queried: {type(err).__name__}: {err}")
     root = cache.root()
     writable = _writable(root)
     print(f"cache: {root} ({'enabled' if cache.enabled() else 'disabled'}, "
           f"{'writable' if writable else 'NOT writable'})")
     print(f"host target: {keys.host_target()}")
     return 0 if ok and writable else 1
+
+
+def _installed(dist: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def _doctor_gpu() -> None:

@@ -41,12 +41,14 @@ class JitFunction:
     into ``z``.
     """
 
-    def __init__(self, fn: Any, options: CompileOptions | None = None, entry: str | None = None) -> None:
+    def __init__(self, fn: Any, options: CompileOptions | None = None, entry: str | None = None,
+                 cache: bool = True) -> None:
         self._parsed = _parsed_entry(fn, entry)
         if self._parsed is None:
             functools.update_wrapper(self, fn)
         self._fn = fn
         self.options = options or CompileOptions()
+        self.disk_cache = bool(cache)  # False: never read or written on disk
         self.specs: tuple[ParamSpec, ...] = (params_of_signature(self._parsed.signature)
                                              if self._parsed is not None else read_params(fn))
         self._specializing = any(s.specializes for s in self.specs)
@@ -214,7 +216,8 @@ class JitFunction:
             return None
 
     def _disk_key(self, key: tuple[Any, ...], values: list[tuple[str, str]] | None) -> str | None:
-        if self._identity is None or values is None or not cache.enabled():
+        if not self.disk_cache or self._identity is None or values is None \
+                or not cache.enabled():
             return None
         if not is_plain(key):  # a protocol argument's signature whose repr is not its value
             return None
@@ -229,7 +232,11 @@ class JitFunction:
             compiled = self._from_disk(disk_key, overrides, contributed)
             if compiled is not None:
                 self.timings = {**compiled.timings, "total": time.perf_counter() - start}
+                log.info("disk cache hit for %s%s (key %s) in %.1f ms", self.name,
+                         _describe_key(key), disk_key[:12], self.timings["total"] * 1e3)
                 return compiled
+            log.info("disk cache miss for %s%s (key %s)", self.name, _describe_key(key),
+                     disk_key[:12])
         import dsl_mlir
 
         timings: dict[str, float] = {}
@@ -248,6 +255,10 @@ class JitFunction:
         self._with_plans(compiled, contributed)
         timings["total"] = time.perf_counter() - start
         self.timings = timings
+        log.info("compiled %s%s in %.1f ms (%s)%s", self.name, _describe_key(key),
+                 timings["total"] * 1e3,
+                 ", ".join(f"{k} {v * 1e3:.1f}" for k, v in timings.items() if k != "total"),
+                 f" key {disk_key[:12]}" if disk_key else " (not cached on disk)")
         if disk_key is not None:  # written in the background: the first call does not wait
             cache.store_later(disk_key, compiled.abi, compiled.artifacts.dsl,
                               compiled.artifacts.lowered,
@@ -395,6 +406,14 @@ def _as_buffer(value: Any, function: str, param: str | None = None) -> Any:
 _PASSED = (int, float, np.generic, np.ndarray, type(None))
 
 
+def _describe_key(key: tuple[Any, ...]) -> str:
+    """`` [n=(4, 8), BLOCK=128]``: what a specialization was specialized on."""
+    if not key:
+        return ""
+    parts = [f"{item[0]}={item[-1] if len(item) == 2 else item[2]}" for item in key]
+    return f" [{', '.join(parts)}]"
+
+
 def _kernel_binaries(compiled: CompiledFunction) -> dict[str, bytes]:
     """The PTX of the kernels a GPU specialization launches (``kernels.ptx`` in the cache)."""
     if "gpu.binary" not in compiled.artifacts.lowered:
@@ -409,10 +428,13 @@ def implementation(obj: Any) -> JitFunction | None:
 
 
 def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | None = None,
-        **option_fields: Any) -> Any:
+        cache: bool = True, **option_fields: Any) -> Any:
     """Decorator: ``@jit``, ``@jit(opt_level=2, pipeline_options={...})``, or
     ``jit(program, entry="main")`` for a ``@pl.program`` (``@pl.function`` objects
     work directly).
+
+    ``cache=False`` keeps this function's compiled code out of the disk cache (neither
+    read nor written; it is still compiled once per process and specialization).
 
     ``backend="interpret"`` (or ``DSL_INTERPRET=1`` in the environment when decorating)
     returns a ``dsl_parser.interpreter.Interpreted`` instead: the function runs in
@@ -439,7 +461,7 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | N
             return f
         from dsl_mlir.dispatch import Dispatcher
 
-        impl = JitFunction(f, options, entry)
+        impl = JitFunction(f, options, entry, cache=cache)
         dispatcher = Dispatcher(impl)
         if impl._parsed is None:
             functools.update_wrapper(dispatcher, f)

@@ -133,6 +133,8 @@ class Autotuner:
                 bound: Mapping[str, Any]) -> dict[str, Any]:
         record = self._record_key(k)
         config = self._stored(record) if record is not None else None
+        if config is not None:
+            log.info("%s: recorded choice for %s -> %s", self.__name__, k, config)
         if config is None:
             config = self._tune(k, args, kwargs, bound)
             if record is not None:
@@ -195,7 +197,8 @@ class Autotuner:
             assert error is not None
             raise error
         best = self.configs[min(timed)[1]]
-        log.debug("autotune %s: %s -> %s", self.__name__, k, best)
+        log.info("tuned %s for %s -> %s (%s)", self.__name__, k, best,
+                 ", ".join("failed" if ms is None else f"{ms:.3f} ms" for _, ms in results))
         return dict(best)
 
 
