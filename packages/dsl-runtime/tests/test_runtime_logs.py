@@ -74,3 +74,54 @@ def test_cache_false_keeps_a_function_off_the_disk(monkeypatch: pytest.MonkeyPat
     np.testing.assert_array_equal(on(x), 2 * x)
     cache.flush()
     assert len(cache.entries()) == before + 1
+
+
+def _triple(x: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:
+    return pl.mul(x, 3.0)
+
+
+def _fill(*fns: object) -> None:
+    x = np.arange(3, dtype=np.float32)
+    for f in fns:
+        jit(f)(x)
+    cache.flush()
+
+
+def test_cache_clear_of_one_function_and_ls_of_an_empty_cache(tmp_path: Path) -> None:
+    from dsl_runtime.cli import main
+
+    _fill(_double, _triple)
+    names = sorted(e.function.rsplit(".", 1)[-1] for e in cache.entries())
+    assert names == ["_double", "_triple"]
+    assert cache.clear("_double") == 1
+    assert [e.function.rsplit(".", 1)[-1] for e in cache.entries()] == ["_triple"]
+    cache.clear()
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["cache", "ls"]) == 0
+    assert out.getvalue().startswith("empty (")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["cache", "stats", "_double"]) == 2  # only clear takes a function
+
+
+def test_prune_evicts_the_least_recently_used_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fill(_double, _triple)
+    found = {e.function.rsplit(".", 1)[-1]: e for e in cache.entries()}
+    os.utime(found["_double"].path, (1_000, 1_000))  # _double used long ago
+    keep = found["_triple"].size
+    removed = cache.prune(keep)
+    assert [e.function.rsplit(".", 1)[-1] for e in removed] == ["_double"]
+    assert [e.function.rsplit(".", 1)[-1] for e in cache.entries()] == ["_triple"]
+    assert cache.parse_size("2G") == 2 << 30 and cache.parse_size("1.5k") == 1536
+    assert cache.parse_size("4096") == 4096
+    with pytest.raises(ValueError, match="expected a size such as 500M"):
+        cache.parse_size("lots")
+
+
+def test_the_size_cap_is_applied_after_each_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DSL_CACHE_MAX_SIZE", "1")  # one byte: every entry but none fits
+    _fill(_double)
+    assert cache.entries() == []

@@ -74,6 +74,7 @@ class Entry:
     function: str
     size: int
     created: float
+    used: float = 0.0  # last use (the entry folder's mtime: set when written or loaded)
 
 
 @dataclass(frozen=True)
@@ -217,6 +218,14 @@ def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict
     final = _path(key)
     if not final.exists():
         _write_entry(key, final, abi, dsl_text, lowered_text, meta, dump_object, extra)
+    try:
+        limit = max_size()
+    except ValueError as err:
+        _report_once("DSL_CACHE_MAX_SIZE", str(err))
+        return
+    if limit is not None:
+        with _prune_lock:  # (entries being written by other threads are not counted yet)
+            prune(limit, wait=False)
 
 
 def _write_entry(key: str, final: Path, abi: KernelABI, dsl_text: str, lowered_text: str,
@@ -309,7 +318,10 @@ def load(key: str) -> Hit | None:
         with _entry_dir(key) as fds:
             if fds is None:
                 return None
-            return _read_entry(key, fds)
+            hit = _read_entry(key, fds)
+            with contextlib.suppress(OSError):
+                os.utime(fds)  # last use, for least-recently-used eviction
+            return hit
     except FileNotFoundError:
         return None
     except (OSError, ValueError, ValidationError, RecursionError, UnicodeDecodeError,
@@ -339,16 +351,18 @@ def _entry_of(path: Path) -> Entry | None:
         data = Manifest.model_validate_json(safefs.read_file(folder, MANIFEST, MANIFEST_LIMIT))
         size = sum(e.stat(follow_symlinks=False).st_size for e in os.scandir(path)
                    if e.is_file(follow_symlinks=False))
+        used = os.fstat(folder).st_mtime
     except (OSError, ValueError):
         return None
     finally:
         os.close(folder)
-    return Entry(path.name, path, data.function, size, data.created)
+    return Entry(path.name, path, data.function, size, data.created, used)
 
 
-def entries() -> list[Entry]:
-    """The valid entries on disk (after the pending background writes)."""
-    flush()
+def entries(wait: bool = True) -> list[Entry]:
+    """The valid entries on disk (after the pending background writes, with ``wait``)."""
+    if wait:
+        flush()
     base = root()
     if not base.is_dir():
         return []
@@ -357,11 +371,54 @@ def entries() -> list[Entry]:
     return sorted((e for e in found if e is not None), key=lambda e: e.created)
 
 
-def clear() -> int:
-    """Remove every entry; returns how many there were."""
-    n = len(entries())
-    shutil.rmtree(root(), ignore_errors=True)
-    return n
+def clear(function: str | None = None) -> int:
+    """Remove every entry (or those of ``function``, by name or qualified name); returns
+    how many were removed."""
+    if function is None:
+        n = len(entries())
+        shutil.rmtree(root(), ignore_errors=True)
+        return n
+    chosen = [e for e in entries() if function in (e.function, e.function.rsplit(".", 1)[-1])]
+    for e in chosen:
+        discard(e.key, f"cleared ({function})")
+    return len(chosen)
+
+
+_prune_lock = threading.Lock()
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """Bytes of ``500M``, ``2G``, ``1.5GiB``, ``4096`` (ValueError otherwise)."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise ValueError(f"expected a size such as 500M or 2G, got {text!r}")
+    number, unit = match.groups()
+    scale = 1024 ** ("kmgt".index(unit.lower()) + 1) if unit else 1
+    return int(float(number) * scale)
+
+
+def max_size() -> int | None:
+    """``DSL_CACHE_MAX_SIZE`` in bytes, or None (no cap)."""
+    text = os.environ.get("DSL_CACHE_MAX_SIZE", "").strip()
+    return parse_size(text) if text else None
+
+
+def prune(limit: int, wait: bool = True) -> list[Entry]:
+    """Remove the least recently used entries until the cache holds at most ``limit``
+    bytes; returns the entries removed."""
+    found = sorted(entries(wait), key=lambda e: e.used)
+    total = sum(e.size for e in found)
+    removed = []
+    for e in found:
+        if total <= limit:
+            break
+        discard(e.key, f"evicted (cache over {limit} bytes)")
+        log.info("evicted %s (%s, %.1f KiB): the cache is over its size cap", e.key[:12],
+                 e.function, e.size / 1024)
+        total -= e.size
+        removed.append(e)
+    return removed
 
 
 # -- small records: the autotuner's choices ---------------------------------------------------

@@ -160,12 +160,28 @@ def _from_annotation(spec: Any) -> Any:
 
 
 def cmd_cache(ns: argparse.Namespace) -> int:
+    if ns.function is not None and ns.action != "clear":
+        raise UsageError(f"dsl cache {ns.action} takes no function name (only clear does)")
     if ns.action == "ls":
-        for e in cache.entries():
+        found = cache.entries()
+        if not found:
+            print(f"empty ({cache.root()})")
+        for e in found:
             print(f"{e.key[:16]}  {e.function:<24} {e.size / 1024:8.1f} KiB  "
                   f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(e.created))}")
     elif ns.action == "clear":
-        print(f"removed {cache.clear()} entries from {cache.root()}")
+        what = f" of {ns.function}" if ns.function else ""
+        print(f"removed {cache.clear(ns.function)} entries{what} from {cache.root()}")
+    elif ns.action == "prune":
+        try:
+            limit = cache.parse_size(ns.max_size) if ns.max_size else cache.max_size()
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        if limit is None:
+            raise UsageError("dsl cache prune needs --max-size SIZE (or DSL_CACHE_MAX_SIZE)")
+        removed = cache.prune(limit)
+        print(f"removed {len(removed)} entries ({sum(e.size for e in removed) / 1024:.1f} KiB), "
+              f"least recently used first; the cache is at most {limit} bytes")
     else:
         entries = cache.entries()
         total = sum(e.size for e in entries)
@@ -281,7 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--timings", action="store_true")
     r.set_defaults(func=cmd_run)
     k = sub.add_parser("cache", help="inspect or clear the disk cache")
-    k.add_argument("action", choices=["ls", "clear", "stats"])
+    k.add_argument("action", choices=["ls", "clear", "stats", "prune"])
+    k.add_argument("function", nargs="?", default=None,
+                   help="clear: only the entries of this function (name or qualified name)")
+    k.add_argument("--max-size", default=None,
+                   help="prune: the size to prune to (500M, 2G; default DSL_CACHE_MAX_SIZE)")
     k.set_defaults(func=cmd_cache)
     d = sub.add_parser("doctor", help="check versions, toolchain and cache")
     d.set_defaults(func=cmd_doctor)

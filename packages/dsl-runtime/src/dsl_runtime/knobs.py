@@ -12,6 +12,8 @@ the project's test suites turn it on) |
 | ``DSL_INTERPRET`` | unset | ``1``: ``@jit`` functions run in the reference interpreter (no compile) |
 | ``DSL_BOUNDSCHECK`` | unset | ``1`` checks kernel element accesses (the default of the \
 ``boundscheck`` option, part of the cache key) |
+| ``DSL_CACHE_MAX_SIZE`` | unset | size cap of the disk cache (``500M``, ``2G``): after \
+each write the least recently used entries are evicted |
 | ``DSL_LOG`` | unset | ``compile,cache,tune`` (or ``all``): one line per compile, disk-cache \
 event and tuning on stderr (``dsl_runtime.logs``) |
 """
