@@ -82,3 +82,29 @@ def test_the_cache_key_covers_the_dialect_and_mlir_versions(monkeypatch: pytest.
         assert keys.digest("kernel") != base
     finally:
         keys.component_versions.cache_clear()
+
+
+def test_the_cache_key_changes_when_an_extensions_code_changes(
+        installed: list[importlib.metadata.EntryPoint], tmp_path: object,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editable extension edited without a version bump: its package's files are part
+    of the key (read once per process, so a fresh process sees the edit)."""
+    from pathlib import Path
+
+    root = Path(str(tmp_path))
+    package = root / "rt_edit_ext"
+    package.mkdir()
+    (package / "__init__.py").write_text("def register(r):\n    r.namespace('rte', 'x')\n")
+    (package / "lowering.py").write_text("SCALE = 1\n")
+    monkeypatch.syspath_prepend(str(root))
+    installed.append(importlib.metadata.EntryPoint(
+        "rt-edit", "rt_edit_ext:register", extensions.ENTRY_POINT_GROUP))
+    registry._package_digest.cache_clear()
+    before = dict(keys.extension_code())["rt-edit"]
+    key_before = keys.digest("kernel")
+    (package / "lowering.py").write_text("SCALE = 2\n")  # the lowering changed, same version
+    assert dict(keys.extension_code())["rt-edit"] == before  # same process: code in use
+    registry._package_digest.cache_clear()  # what a fresh process reads
+    after = dict(keys.extension_code())["rt-edit"]
+    assert after != before and keys.digest("kernel") != key_before
+    assert len(after) == 16 and before != "unknown"

@@ -137,10 +137,20 @@ def extension_versions() -> tuple[tuple[str, str], ...]:
     return extensions.declared_fingerprint()  # metadata only: no extension code runs here
 
 
+def extension_code() -> tuple[tuple[str, str], ...]:
+    """(name, digest of its package's files) of every dsl extension: an edited editable
+    extension changes the key even without a version bump."""
+    from dsl_parser import extensions
+
+    return extensions.code_fingerprint()
+
+
 def digest(*parts: object) -> str:
-    """The disk-cache key: ``parts`` plus every layer's and extension's version and the host."""
+    """The disk-cache key: ``parts`` plus every layer's and extension's version and code,
+    and the host."""
     h = hashlib.sha256()
-    for part in (*parts, component_versions(), extension_versions(), host_target()):
+    for part in (*parts, component_versions(), extension_versions(), extension_code(),
+                 host_target()):
         h.update(repr(part).encode())
         h.update(b"\0")
     return h.hexdigest()

@@ -31,6 +31,7 @@ from .registry import ExtensionWarning as ExtensionWarning
 from .registry import LoweringFn as LoweringFn
 from .registry import activate as activate
 from .registry import active as active
+from .registry import code_fingerprint as code_fingerprint
 from .registry import deactivate as deactivate
 from .registry import declared_fingerprint as declared_fingerprint
 from .registry import failures as failures
@@ -58,6 +59,7 @@ __all__ = [
     "LoweringFn",
     "activate",
     "active",
+    "code_fingerprint",
     "composite",
     "custom_op",
     "deactivate",

@@ -9,6 +9,7 @@ removed again and an ``ExtensionWarning`` names it: the core keeps working.
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -231,6 +232,56 @@ def declared_fingerprint() -> tuple[tuple[str, str], ...]:
         dist = getattr(ep, "dist", None)
         found.setdefault(ep.name, getattr(dist, "version", None) or "unversioned")
     return tuple(sorted(found.items()))
+
+
+def code_fingerprint() -> tuple[tuple[str, str], ...]:
+    """(name, digest of its package's files) of every installed or active extension.
+
+    An editable extension whose lowering changes without a version bump changes this
+    (the files of the top-level package that defines it: ``.py``, ``.so``, ``.mlir``), so
+    code compiled with the old lowering is not reused. Read once per process and
+    package (the code a process runs does not change under it); nothing is imported.
+    """
+    modules = {e.name: e.origin.split(":")[0] for e in _ACTIVE.values()}
+    for ep in _entry_points():
+        modules.setdefault(ep.name, str(ep.value).split(":")[0].strip())
+    return tuple(sorted((name, _package_digest(module.split(".")[0]))
+                        for name, module in modules.items()))
+
+
+_SOURCE_SUFFIXES = (".py", ".so", ".mlir", ".pyd", ".dylib")
+
+
+@functools.cache
+def _package_digest(top: str) -> str:
+    """SHA-256 (16 hex digits) of the source and library files of package ``top``."""
+    import hashlib
+    import importlib.util
+    import os
+
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return "unknown"
+    if spec is None:
+        return "unknown"
+    files: list[tuple[str, str]] = []
+    for base in spec.submodule_search_locations or ():
+        for folder, dirs, names in os.walk(base):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            files.extend((os.path.join(folder, n), os.path.relpath(os.path.join(folder, n), base))
+                         for n in sorted(names) if n.endswith(_SOURCE_SUFFIXES))
+    if not files and spec.origin and os.path.isfile(spec.origin):
+        files.append((spec.origin, os.path.basename(spec.origin)))
+    h = hashlib.sha256()
+    for path, rel in files:
+        h.update(rel.encode())
+        try:
+            with open(path, "rb") as f:
+                h.update(hashlib.sha256(f.read()).digest())
+        except OSError:
+            h.update(b"unreadable")
+    return h.hexdigest()[:16]
 
 
 def namespace_of_module(module: str) -> str | None:
