@@ -250,6 +250,8 @@ def code_fingerprint() -> tuple[tuple[str, str], ...]:
 
 
 _SOURCE_SUFFIXES = (".py", ".so", ".mlir", ".pyd", ".dylib")
+#: Packages whose files hold more than this are fingerprinted by size and mtime only.
+_CONTENT_LIMIT = 16 << 20
 
 
 @functools.cache
@@ -273,12 +275,23 @@ def _package_digest(top: str) -> str:
                          for n in sorted(names) if n.endswith(_SOURCE_SUFFIXES))
     if not files and spec.origin and os.path.isfile(spec.origin):
         files.append((spec.origin, os.path.basename(spec.origin)))
+    sizes = []
+    for path, _ in files:
+        try:
+            sizes.append(os.stat(path).st_size)
+        except OSError:
+            sizes.append(-1)
+    by_content = sum(max(0, n) for n in sizes) <= _CONTENT_LIMIT
     h = hashlib.sha256()
-    for path, rel in files:
+    for (path, rel), size in zip(files, sizes, strict=True):
         h.update(rel.encode())
         try:
-            with open(path, "rb") as f:
-                h.update(hashlib.sha256(f.read()).digest())
+            if by_content:
+                with open(path, "rb") as f:
+                    h.update(hashlib.sha256(f.read()).digest())
+            else:  # a large package (bundled libraries): size and modification time
+                st = os.stat(path)
+                h.update(f"{size}:{st.st_mtime_ns}".encode())
         except OSError:
             h.update(b"unreadable")
     return h.hexdigest()[:16]
