@@ -23,12 +23,12 @@ import ast
 from collections.abc import Sequence
 
 from .._mlir import Value, arith, memref
-from ..errors import InvalidOperationError, ParserTypeError, UnsupportedFeatureError
+from ..errors import InvalidOperationError, ParserTypeError
 from ..markers import AtomicBuiltin
 from ..types import FP32, FP64, INT32, INT64, UINT32, UINT64, DType, ScalarType, TensorType
 from ..values import TypedValue, is_literal, literal_problem
-from .element_parser import index_value
-from .state import HOST, KERNEL, ParserState, _describe
+from .element_parser import element_indices
+from .state import ParserState, _describe
 
 #: Element types atomics take (what LLVM and PTX both implement for 32/64-bit words).
 ATOMIC_DTYPES = (INT32, INT64, UINT32, UINT64, FP32, FP64)
@@ -53,11 +53,6 @@ class AtomicParser:
     def call(self, func: AtomicBuiltin, node: ast.Call, args: Sequence[object],
              kwargs: dict[str, object]) -> TypedValue:
         src, qual = self.state.src, repr(func)
-        if self.state.mode != KERNEL:
-            where = "a function that launches kernels" if self.state.mode == HOST \
-                else "a function"
-            src.error(node, UnsupportedFeatureError,
-                      f"{qual} is only available inside a @pl.kernel, not in {where}")
         op = func.name.removeprefix("atomic_")
         count = 4 if op == "cas" else 3
         if kwargs or len(args) != count:
@@ -65,7 +60,7 @@ class AtomicParser:
             src.error(node, InvalidOperationError, f"{qual} takes {count} arguments ({shape})")
         target = self._target(qual, args[0], node.args[0])
         dtype = target.type.dtype
-        indices = self._indices(args[1], node.args[1], target)
+        indices = element_indices(self.state, args[1], node.args[1], target)
         values = [self._operand(qual, v, n, dtype) for v, n in zip(args[2:], node.args[2:],
                                                                    strict=True)]
         b = self.state.builder
@@ -96,19 +91,6 @@ class AtomicParser:
                                  f"{qual}: atomics take elements of {names}; "
                                  f"'{ast.unparse(where)}' holds {dtype!r}")
         return value
-
-    def _indices(self, value: object, where: ast.expr, target: TypedValue) -> list[Value]:
-        t = target.type
-        assert isinstance(t, TensorType) and t.shape is not None
-        items = list(value) if isinstance(value, (tuple, list)) else [value]
-        nodes = list(where.elts) if isinstance(where, (ast.Tuple, ast.List)) \
-            else [where] * len(items)
-        if len(items) != len(t.shape):
-            self.state.src.error(where, ParserTypeError,
-                                 f"the tensor has rank {len(t.shape)} ({t}) but {len(items)} "
-                                 f"ind{'ex is' if len(items) == 1 else 'ices are'} given")
-        return [index_value(self.state, item, n, "an index")
-                for item, n in zip(items, nodes, strict=True)]
 
     def _operand(self, qual: str, value: object, where: ast.expr, dtype: DType) -> Value:
         if isinstance(value, TypedValue):

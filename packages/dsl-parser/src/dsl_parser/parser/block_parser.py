@@ -23,7 +23,7 @@ from ..errors import InvalidOperationError, ParserTypeError, UnsupportedFeatureE
 from ..markers import BlockBuiltin
 from ..types import BOOL, INDEX, DType, ScalarType, TensorType
 from ..values import TypedValue
-from .state import HOST, KERNEL, ParserState, _describe
+from .state import ParserState, _describe
 
 #: Static shared memory a block may use (bytes).
 SHARED_LIMIT = 48 * 1024
@@ -52,12 +52,6 @@ class BlockParser:
 
     def call(self, func: BlockBuiltin, node: ast.Call, args: Sequence[object],
              kwargs: dict[str, object]) -> object:
-        if self.state.mode != KERNEL:
-            where = "a function that launches kernels" if self.state.mode == HOST \
-                else "a function"
-            self.state.src.error(node, UnsupportedFeatureError,
-                                 f"{func!r} is only available inside a @pl.kernel, not in "
-                                 f"{where}")
         if func.name == "barrier":
             self.barrier(node, args, kwargs)
             return None

@@ -43,6 +43,22 @@ def index_value(state: ParserState, value: object, where: ast.AST, what: str) ->
                     f"{what} must be an INDEX or integer scalar or an int, got {_describe(value)}")
 
 
+def element_indices(state: ParserState, value: object, where: ast.expr,
+                    target: TypedValue) -> list[Value]:
+    """The ``index`` values of ``value``, one index or a tuple of one per dimension of the
+    tensor ``target`` (the argument of ``pl.atomic_*``, ``pl.load``, ``pl.store``)."""
+    t = target.type
+    assert isinstance(t, TensorType) and t.shape is not None
+    items = list(value) if isinstance(value, (tuple, list)) else [value]
+    nodes = list(where.elts) if isinstance(where, (ast.Tuple, ast.List)) \
+        else [where] * len(items)
+    if len(items) != len(t.shape):
+        state.src.error(where, ParserTypeError,
+                        f"the tensor has rank {len(t.shape)} ({t}) but {len(items)} "
+                        f"ind{'ex is' if len(items) == 1 else 'ices are'} given")
+    return [index_value(state, item, n, "an index") for item, n in zip(items, nodes, strict=True)]
+
+
 class ElementParser:
     """Loads and stores of tensor (memref) parameters."""
 

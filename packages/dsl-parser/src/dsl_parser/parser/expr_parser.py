@@ -46,7 +46,7 @@ from .launch_parser import LaunchParser, launched_call
 from .op_parser import OpParser
 from .operator_parser import OperatorParser
 from .protocol_params import as_dsl_value
-from .state import FUNCTION, KERNEL, ParserState, SelfRef
+from .state import FUNCTION, HOST, KERNEL, ParserState, SelfRef
 from .syntax import UNSUPPORTED_EXPRESSIONS, compile_time_callable
 from .vector_parser import VectorParser
 from .warp_parser import WarpParser
@@ -257,6 +257,8 @@ class ExprParser:
             return self.ops.call(lookup(func.name), node, args, kwargs, node.args, kw_nodes)
         if isinstance(func, KernelBuiltin):
             return self.intrinsics.position(func, node, args, kwargs)
+        if isinstance(func, (AtomicBuiltin, BlockBuiltin, WarpBuiltin, VectorBuiltin)):
+            self._kernel_only(func, node)
         if isinstance(func, AtomicBuiltin):
             return self.atomics.call(func, node, args, kwargs)
         if isinstance(func, BlockBuiltin):
@@ -275,6 +277,15 @@ class ExprParser:
             self.error(node, ParserSyntaxError,
                        f"{ast.unparse(node.func)}(...) is only valid {where}")
         return self._compile_time_call(node, func, args, kwargs)
+
+    def _kernel_only(self, func: object, node: ast.Call) -> None:
+        """The builtins of kernels (atomics, shared memory, barriers, warps, vector
+        access) are an error at the call anywhere else."""
+        if self.state.mode != KERNEL:
+            where = "a function that launches kernels" if self.state.mode == HOST \
+                else "a function"
+            self.error(node, UnsupportedFeatureError,
+                       f"{func!r} is only available inside a @pl.kernel, not in {where}")
 
     def _compile_time_call(self, node: ast.Call, func: object, args: list[object],
                            kwargs: dict[str, object]) -> object:

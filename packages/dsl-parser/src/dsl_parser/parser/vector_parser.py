@@ -21,12 +21,12 @@ import ast
 from collections.abc import Sequence
 
 from .._mlir import Value, ir, vector
-from ..errors import InvalidOperationError, ParserTypeError, UnsupportedFeatureError
+from ..errors import InvalidOperationError, ParserTypeError
 from ..markers import VectorBuiltin
 from ..types import BOOL, ScalarType, TensorType
 from ..values import TypedValue, is_literal, literal_problem
-from .element_parser import index_value
-from .state import HOST, KERNEL, ParserState, _describe
+from .element_parser import element_indices
+from .state import ParserState, _describe
 
 WIDTHS = (2, 4, 8, 16)
 
@@ -40,11 +40,6 @@ class VectorParser:
     def call(self, func: VectorBuiltin, node: ast.Call, args: Sequence[object],
              kwargs: dict[str, object]) -> object:
         src, qual = self.state.src, repr(func)
-        if self.state.mode != KERNEL:
-            where = "a function that launches kernels" if self.state.mode == HOST \
-                else "a function"
-            src.error(node, UnsupportedFeatureError,
-                      f"{qual} is only available inside a @pl.kernel, not in {where}")
         aligned = kwargs.pop("aligned", False)
         if not isinstance(aligned, bool):
             src.error(node, ParserTypeError, f"{qual}: aligned must be True or False")
@@ -72,19 +67,6 @@ class VectorParser:
                                  f"{qual}: vector access takes numeric elements, not BOOL")
         return value
 
-    def _indices(self, value: object, where: ast.expr, target: TypedValue) -> list[Value]:
-        t = target.type
-        assert isinstance(t, TensorType) and t.shape is not None
-        items = list(value) if isinstance(value, (tuple, list)) else [value]
-        nodes = list(where.elts) if isinstance(where, (ast.Tuple, ast.List)) \
-            else [where] * len(items)
-        if len(items) != len(t.shape):
-            self.state.src.error(where, ParserTypeError,
-                                 f"the tensor has rank {len(t.shape)} ({t}) but {len(items)} "
-                                 f"ind{'ex is' if len(items) == 1 else 'ices are'} given")
-        return [index_value(self.state, item, n, "an index")
-                for item, n in zip(items, nodes, strict=True)]
-
     def _vector_type(self, target: TypedValue, width: int) -> object:
         element = self.state.builder.mlir_type(ScalarType(target.dtype))
         return ir.VectorType.get([width], element)
@@ -104,7 +86,7 @@ class VectorParser:
                                  f"pl.load: width must be a compile-time 2, 4, 8 or 16, got "
                                  f"{_describe(width)}")
         assert isinstance(width, int)
-        indices = self._indices(index, node.args[1], target)
+        indices = element_indices(self.state, index, node.args[1], target)
         b = self.state.builder
         with b.located(node):
             loaded = vector.LoadOp(self._vector_type(target, width), target.value, indices,
@@ -124,7 +106,7 @@ class VectorParser:
         where = list(node.args[2].elts) if isinstance(node.args[2], (ast.Tuple, ast.List)) \
             else [node.args[2]] * len(values)
         elements = [self._element(v, target, n) for v, n in zip(values, where, strict=True)]
-        indices = self._indices(index, node.args[1], target)
+        indices = element_indices(self.state, index, node.args[1], target)
         b = self.state.builder
         with b.located(node):
             packed = vector.FromElementsOp(self._vector_type(target, len(elements)), elements,

@@ -25,7 +25,7 @@ from ..types import FP32, INDEX, INT32, UINT32, ScalarType
 from ..values import TypedValue
 from .block_parser import divergence
 from .element_parser import index_value
-from .state import HOST, KERNEL, ParserState, _describe
+from .state import ParserState, _describe
 
 WARP_SIZE = 32
 SHUFFLE_DTYPES = (INT32, UINT32, FP32)
@@ -50,11 +50,6 @@ class WarpParser:
     def call(self, func: WarpBuiltin, node: ast.Call, args: Sequence[object],
              kwargs: dict[str, object]) -> object:
         src, qual = self.state.src, repr(func)
-        if self.state.mode != KERNEL:
-            where = "a function that launches kernels" if self.state.mode == HOST \
-                else "a function"
-            src.error(node, UnsupportedFeatureError,
-                      f"{qual} is only available inside a @pl.kernel, not in {where}")
         if kwargs:
             src.error(node, InvalidOperationError, f"{qual} takes no keyword arguments")
         b = self.state.builder
