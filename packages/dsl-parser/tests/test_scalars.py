@@ -79,6 +79,23 @@ def test_bool_ops() -> None:
     assert "c: pl.Scalar[pl.BOOL] = i > 1 and b or not b" in f.as_python()
 
 
+def test_and_or_short_circuit_operands_that_may_fault() -> None:
+    """As in Python, an operand that may fault (a division here; element accesses and
+    calls too) is evaluated only when the ones before it leave the result open: an
+    scf.if holds it. Comparisons of scalars stay arith.andi/ori of both sides."""
+    f = fn(_body("i: pl.Scalar[pl.INDEX], n: pl.Scalar[pl.INDEX]",
+                 "c = i > 0 and n // i > 2\n            d = i == 0 or n // i > 2\n"
+                 "            e = i < n and i > 0 and n > 0"))
+    text = str(f)
+    assert text.count("scf.if") == 2 and text.count("arith.floordivsi") == 2
+    blocks = re.findall(r"scf\.if %\d+ -> \(i1\) \{(.*?)\} else \{(.*?)\}", text, re.S)
+    (and_then, and_else), (or_then, or_else) = blocks
+    assert "floordivsi" in and_then and "arith.constant false" in and_else
+    assert "arith.constant true" in or_then and "floordivsi" in or_else
+    tail = text[text.rindex("scf.yield"):]
+    assert tail.count("arith.andi") == 2 and "scf.if" not in tail
+
+
 @pytest.mark.parametrize(("params", "body", "line_col", "words", "cls"), [
     ("a: pl.Scalar[pl.INT32], b: pl.Scalar[pl.INDEX]", "c = a + b", (4, 9),
      ["operands of '+' have different types", "pl.Scalar[pl.INT32]", "pl.Scalar[pl.INDEX]"],

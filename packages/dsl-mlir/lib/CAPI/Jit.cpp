@@ -16,6 +16,9 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -30,6 +33,25 @@ char *copyString(const std::string &text) {
   char *out = static_cast<char *>(std::malloc(text.size() + 1));
   std::memcpy(out, text.c_str(), text.size() + 1);
   return out;
+}
+
+/// Drops LLVM's optimization remarks, which its default handler prints to
+/// stderr (into the user's program output): e.g. "loop not vectorized" for a
+/// kernel's thread loop that asked for vectorization and cannot have it.
+/// Warnings and errors are left to the default handler.
+struct DropRemarks : llvm::DiagnosticHandler {
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    return info.getSeverity() == llvm::DS_Remark;
+  }
+};
+
+/// `inner`, run with remarks dropped (the module's context is the JIT's own).
+std::function<llvm::Error(llvm::Module *)>
+withoutRemarks(std::function<llvm::Error(llvm::Module *)> inner) {
+  return [inner = std::move(inner)](llvm::Module *m) -> llvm::Error {
+    m->getContext().setDiagnosticHandler(std::make_unique<DropRemarks>());
+    return inner(m);
+  };
 }
 
 /// Runs `pipeline` (new pass manager text) over an LLVM module.
@@ -100,10 +122,10 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
 
   // ExecutionEngineOptions holds a function_ref: the transformer must outlive
   // create(), which runs it (a pipeline that fails to parse was rejected above).
-  std::function<llvm::Error(llvm::Module *)> transformer =
+  std::function<llvm::Error(llvm::Module *)> transformer = withoutRemarks(
       pipeline.empty()
           ? makeOptimizingTransformer(codegenOptLevel, /*sizeLevel=*/0, tm->get())
-          : makePipelineTransformer(pipeline, tm->get());
+          : makePipelineTransformer(pipeline, tm->get()));
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(codegenOptLevel);

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dsl/Conversion/BlockLoops.h"
+#include "dsl/Conversion/ThreadLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -289,6 +290,7 @@ private:
     Block *innermost = nullptr;
     for (int d = 2; d >= 0; --d) {
       auto loop = scf::ForOp::create(b, loc, zero, bdim[d], one);
+      dsl::markThreadLoop(loop, d);
       if (d == 2)
         t.outer = loop;
       t.ids[d] = loop.getInductionVar();

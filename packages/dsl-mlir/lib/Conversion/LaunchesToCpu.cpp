@@ -18,6 +18,7 @@
 #include "dsl/Conversion/BlockLoops.h"
 #include "dsl/Conversion/Passes.h"
 #include "dsl/Conversion/RuntimeChecks.h"
+#include "dsl/Conversion/ThreadLoops.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -366,7 +367,7 @@ LogicalResult lowerLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
   scf::ParallelOp::create(
       b, loc, zeros, ValueRange{grid.z, grid.y, grid.x}, ones,
       [&](OpBuilder &pb, Location ploc, ValueRange blockIds) {
-        scf::buildLoopNest(
+        scf::LoopNest threads = scf::buildLoopNest(
             pb, ploc, zeros, ValueRange{block.z, block.y, block.x}, ones,
             [&](OpBuilder &fb, Location floc, ValueRange threadIds) {
               SmallVector<Value> callArgs(args);
@@ -376,6 +377,8 @@ LogicalResult lowerLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
               callArgs.append({grid.x, grid.y, grid.z});
               func::CallOp::create(fb, floc, fn, callArgs);
             });
+        for (auto [i, loop] : llvm::enumerate(threads.loops))  // z, y, x
+          markThreadLoop(loop, 2 - i);
       });
   launch.erase();
   return success();

@@ -69,6 +69,12 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Check the indices of every element access of kernels "
                      "(an access out of range is an IndexError after the call)"),
       llvm::cl::init(false)};
+  Option<bool> vectorizeThreadLoops{
+      *this, "vectorize-thread-loops",
+      llvm::cl::desc("Turn guards on kernel thread ids into loop bounds and have "
+                     "LLVM vectorize the loops over a block's threads "
+                     "(dsl-thread-loops)"),
+      llvm::cl::init(true)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Polynomial approximations of vector exp/log/tanh "
@@ -93,6 +99,8 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   // are unused before convert-dsl-to-linalg emits their run-time checks (the
   // interpreter, and Python, raise there; the checks outlive the dead ops).
   p += ",inline{default-pipeline=},convert-dsl-to-linalg,canonicalize,";
+  if (opts.vectorizeThreadLoops)
+    p += "func.func(dsl-thread-loops),";
   if (opts.fuseElementwise)
     p += "func.func(linalg-fuse-elementwise-ops),";
   if (opts.vectorize) {
@@ -134,7 +142,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
        "finalize-memref-to-llvm,convert-vector-to-llvm,"
        "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
        "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-       "convert-ub-to-llvm,reconcile-unrealized-casts,dsl-bf16-as-i16";
+       "convert-ub-to-llvm,reconcile-unrealized-casts,dsl-loop-annotations,dsl-bf16-as-i16";
   return p;
 }
 
@@ -150,6 +158,7 @@ constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
     {"internalize-entries", dsl::OptionKind::Bool},
     {"boundscheck", dsl::OptionKind::Bool},
     {"approximate-math", dsl::OptionKind::Bool},
+    {"vectorize-thread-loops", dsl::OptionKind::Bool},
 };
 
 /// The ranges of the options (docs/dialect.md); "" when all are valid.

@@ -45,13 +45,17 @@ _PIPELINES: dict[str, str] = {
 
 #: A short LLVM IR pipeline for code that MLIR already tiled and vectorized: lower the
 #: coroutines of async (parallel) code, inline internalized functions into their C
-#: wrappers, then scalar clean-up, LICM and GVN.
+#: wrappers, then scalar clean-up, LICM and GVN; then loop rotation and LLVM's loop
+#: vectorizer for the loops that ask for it (the thread loops of kernels on the CPU,
+#: marked by ``dsl-thread-loops``), with a clean-up after it.
 #: About half the JIT time of LLVM's default O2/O3 pipeline for small modules, with
 #: code generation still at ``opt_level`` (see bench/dispatch_bench.py, bench/kernels.py).
 FAST_LLVM_PASSES = (
     "coro-early,cgscc(coro-split),coro-cleanup,cgscc(inline),globaldce,"
     "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,"
-    "simplifycfg,loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,simplifycfg)"
+    "simplifycfg,loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,simplifycfg,"
+    "loop-mssa(loop-rotate,licm),loop-vectorize<vectorize-forced-only>,"
+    "instcombine<no-verify-fixpoint>,simplifycfg)"
 )
 
 

@@ -242,6 +242,45 @@ def DslLowerLaunchesToCpu : Pass<"dsl-lower-launches-to-cpu", "::mlir::ModuleOp"
                            "::mlir::memref::MemRefDialect"];
 }
 
+def DslThreadLoops : Pass<"dsl-thread-loops", "::mlir::func::FuncOp"> {
+  let summary = "Turn guards on thread ids into loop bounds; mark thread loops for LLVM's vectorizer";
+  let description = [{
+    Works on the loops over a block's threads that dsl-lower-launches-to-cpu
+    creates (`scf.for` with the `dsl.thread_loop` attribute, once the kernel
+    is inlined). For each such loop, innermost first, whose body is pure ops
+    and one `scf.if` without results or else: each conjunct (`arith.andi`
+    leaf) of its condition that compares `iv + off` with a loop-invariant
+    value (signed `<`, `<=`, `>`, `>=`, or `==`; `off` invariant too) narrows
+    the loop's bounds (`arith.maxsi`/`arith.minsi`) instead; each invariant
+    conjunct moves into an `scf.if` around the loop; the others stay. Pure
+    invariant ops are hoisted first (loop-invariant code motion). An x loop
+    narrowed from constant bounds is versioned: `scf.if` the narrowed bounds
+    are the constant ones, a copy over the constants (a trip count LLVM
+    knows), else the narrowed loop. Thread loops over x that hold no other
+    loop then carry an `llvm.loop_annotation` with `vectorize.enable` (the
+    JIT's LLVM pipeline vectorizes those loops only) and a fresh access group
+    as parallel accesses (threads between barriers are independent; see
+    dsl-loop-annotations). The `dsl.thread_loop` attributes are removed.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
+def DslLoopAnnotations : Pass<"dsl-loop-annotations", "::mlir::ModuleOp"> {
+  let summary = "Move loop annotations of LLVM branches into their loop_annotation";
+  let description = [{
+    convert-scf-to-cf copies an `scf.for`'s `llvm.loop_annotation` attribute
+    to the back edge of its loop, where it stays a discardable attribute of
+    the `llvm.br`/`llvm.cond_br` after convert-cf-to-llvm. This pass makes it
+    the branch's `loop_annotation`, which the translation to LLVM IR emits as
+    `!llvm.loop` metadata (e.g. dsl-thread-loops' vectorization requests).
+    When the back edge is an `llvm.br`, the access groups the annotation lists
+    as parallel accesses are added to every load and store of its natural
+    loop (the blocks that reach the back edge without passing its target).
+  }];
+}
+
 def DslGpuLaunchToLlvm : Pass<"dsl-gpu-launch-to-llvm", "::mlir::ModuleOp"> {
   let summary = "Give gpu.launch_func LLVM operands, keeping its stream";
   let description = [{

@@ -13,7 +13,7 @@ import ast
 from collections.abc import Callable
 from typing import NoReturn
 
-from .._mlir import Value, arith
+from .._mlir import Value, arith, ir, scf
 from ..errors import ParserError, ParserTypeError, UnsupportedFeatureError
 from ..ops import OPS
 from ..scalar_ops import (
@@ -148,24 +148,49 @@ class OperatorParser:
         return self.state.new(result, ScalarType(BOOL))
 
     def boolop(self, node: ast.BoolOp) -> object:
-        values = [self.visit(v) for v in node.values]
-        if all(is_number(v) for v in values):
-            folded = values[0]
-            for v in values[1:]:
-                folded = (folded and v) if isinstance(node.op, ast.And) else (folded or v)
-            return folded
-        result = values[0]
-        _, _, op_class = BOOL_OPS[type(node.op)]
-        for value, where in zip(values[1:], node.values[1:], strict=False):
-            for item, item_node in ((result, node.values[0]), (value, where)):
-                if not (isinstance(item, TypedValue) and item.type == ScalarType(BOOL)) \
-                        and not isinstance(item, bool):
-                    self.error(item_node, ParserTypeError,
-                               f"'{_symbol(node)}' takes BOOL scalars (comparisons)")
+        """``a and b`` / ``a or b`` on BOOL scalars (Python bools fold). As in Python, an
+        operand that may fault or act (an element access, a call, a division: see
+        ``may_fault``) is evaluated only when the operands before it leave the result
+        open (``scf.if``): ``i < n and x[i] > 0`` never reads ``x[n]``. The others are
+        ``arith.andi``/``arith.ori`` of both sides."""
+        result = self.visit(node.values[0])
+        for where in node.values[1:]:
+            if isinstance(result, TypedValue) and may_fault(where):
+                self._check_bool(node, result, node.values[0])
+                result = self._short_circuit(node, result, where)
+                continue
+            value = self.visit(where)
+            if is_number(result) and is_number(value):
+                result = (result and value) if isinstance(node.op, ast.And) else (result or value)
+                continue
+            self._check_bool(node, result, node.values[0])
+            self._check_bool(node, value, where)
+            _, _, op_class = BOOL_OPS[type(node.op)]
             lv, rv = self._operands(result, value, node.values[0], where, BOOL)
             b = self.state.builder
             result = self.state.new(op_class(lv, rv, loc=b.loc, ip=b.ip).result, ScalarType(BOOL))
         return result
+
+    def _check_bool(self, node: ast.BoolOp, item: object, where: ast.expr) -> None:
+        if not (isinstance(item, TypedValue) and item.type == ScalarType(BOOL)) \
+                and not isinstance(item, bool):
+            self.error(where, ParserTypeError,
+                       f"'{_symbol(node)}' takes BOOL scalars (comparisons)")
+
+    def _short_circuit(self, node: ast.BoolOp, left: TypedValue, where: ast.expr) -> TypedValue:
+        """``left and <where>`` (``or``) with ``where`` evaluated only when it decides."""
+        b = self.state.builder
+        is_and = isinstance(node.op, ast.And)
+        op = scf.IfOp(left.value, [ir.IntegerType.get_signless(1)], has_else=True,
+                      loc=b.loc, ip=b.ip)
+        with b.at(op.then_block if is_and else op.else_block):
+            value = self.visit(where)
+            self._check_bool(node, value, where)
+            scf.YieldOp([self.state.materialize(value, where, BOOL).value], loc=b.loc, ip=b.ip)
+        with b.at(op.else_block if is_and else op.then_block):
+            decided = self.state.materialize(not is_and, node, BOOL)
+            scf.YieldOp([decided.value], loc=b.loc, ip=b.ip)
+        return self.state.new(op.results[0], ScalarType(BOOL))
 
     def _fold(self, node: ast.AST, compute: Callable[[], object]) -> object:
         try:
@@ -175,6 +200,31 @@ class OperatorParser:
 
 
 _CMP_OK = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+#: Calls an operand of ``and``/``or`` may make and still be evaluated eagerly: pure,
+#: and they cannot fault.
+_SAFE_CALLS = frozenset({"min", "max", "abs", "cast", "block_id", "thread_id", "block_dim",
+                         "grid_dim", "lane_id", "warp_size"})
+
+
+def may_fault(expr: ast.expr) -> bool:
+    """Whether evaluating ``expr`` may fault or have an effect, so that ``and``/``or``
+    must not evaluate it unless needed: an element access (``x[i]``; ``x.shape[d]`` is
+    fine), a call other than a few pure builtins, a division or remainder (an integer
+    division by zero traps), an assignment expression."""
+    return any(_faults(part) for part in ast.walk(expr))
+
+
+def _faults(node: ast.AST) -> bool:
+    if isinstance(node, ast.Subscript):
+        return not (isinstance(node.value, ast.Attribute) and node.value.attr == "shape")
+    if isinstance(node, ast.Call):
+        func = node.func
+        return (func.attr if isinstance(func, ast.Attribute)
+                else getattr(func, "id", None)) not in _SAFE_CALLS
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod))
+    return isinstance(node, ast.NamedExpr)
 
 
 def _symbol(node: ast.AST) -> str:
