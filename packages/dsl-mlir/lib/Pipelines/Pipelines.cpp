@@ -101,6 +101,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   p += ",inline{default-pipeline=},convert-dsl-to-linalg,canonicalize,";
   if (opts.vectorizeThreadLoops)
     p += "func.func(dsl-thread-loops),";
+  p += "dsl-check-divisions,";
   if (opts.fuseElementwise)
     p += "func.func(linalg-fuse-elementwise-ops),";
   if (opts.vectorize) {

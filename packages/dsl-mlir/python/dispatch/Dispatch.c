@@ -177,7 +177,9 @@ static int take_error_text(char *out) {
 static int raise_pending(PyObject *fname) {
   char text[ERROR_TEXT];
   if (!take_error_text(text)) return 0;
-  PyObject *type = text[0] == 'V' ? PyExc_ValueError : PyExc_IndexError;
+  PyObject *type = text[0] == 'V'   ? PyExc_ValueError
+                   : text[0] == 'Z' ? PyExc_ZeroDivisionError
+                                    : PyExc_IndexError;
   const char *body = text[0] ? text + 1 : text;
   if (fname)
     PyErr_Format(type, "%U: %s", fname, body);

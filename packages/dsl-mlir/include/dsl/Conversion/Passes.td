@@ -281,6 +281,24 @@ def DslLoopAnnotations : Pass<"dsl-loop-annotations", "::mlir::ModuleOp"> {
   }];
 }
 
+def DslCheckDivisions : Pass<"dsl-check-divisions", "::mlir::ModuleOp"> {
+  let summary = "Integer division and remainder by zero report a ZeroDivisionError instead of trapping";
+  let description = [{
+    Before each scalar integer `arith.divsi`, `divui`, `remsi`, `remui`,
+    `floordivsi`, `ceildivsi` or `ceildivui` whose divisor is not a constant
+    other than 0 (and -1 for the signed ones): a check `divisor != 0` that
+    reports `<file:line:col>: integer division or modulo by zero` through the
+    module's error hook (a ZeroDivisionError after the call, see
+    convert-dsl-to-linalg's run-time checks), and a safe divisor, 1 where the
+    divisor is 0 or a signed division overflows (smallest value by -1), so
+    that the op never traps (SIGFPE on the CPU). The overflowing division then
+    yields the dividend, which is what it wraps to.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def DslGpuLaunchToLlvm : Pass<"dsl-gpu-launch-to-llvm", "::mlir::ModuleOp"> {
   let summary = "Give gpu.launch_func LLVM operands, keeping its stream";
   let description = [{

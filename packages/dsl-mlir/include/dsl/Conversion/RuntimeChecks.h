@@ -13,7 +13,7 @@
 //   void hook(const char *message, int64_t v0, int64_t v1, int64_t v2, int64_t v3)
 //
 // `message` starts with the kind of the error ('I': IndexError, 'V':
-// ValueError) followed by the text, in which `{0}`..`{3}` stand for the values.
+// ValueError, 'Z': ZeroDivisionError) followed by the text, in which `{0}`..`{3}` stand for the values.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSL_CONVERSION_RUNTIMECHECKS_H
@@ -30,7 +30,7 @@ namespace mlir::dsl {
 constexpr StringLiteral kErrorHookSymbol = "__dsl_error_hook";
 
 /// The kinds of run-time errors (the first character of a hook message).
-enum class RuntimeErrorKind : char { Index = 'I', Value = 'V' };
+enum class RuntimeErrorKind : char { Index = 'I', Value = 'V', ZeroDivision = 'Z' };
 
 /// "file:line:col" of the first file location inside `loc` ("<unknown>" when
 /// there is none).

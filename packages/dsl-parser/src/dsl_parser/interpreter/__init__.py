@@ -21,12 +21,12 @@ from __future__ import annotations
 from types import FunctionType
 from typing import Any
 
-from ..ops.numerics import UndefinedBehaviorError
+from ..ops.numerics import IntegerDivisionByZero, UndefinedBehaviorError
 from .runner import ProgramSelf, call, result_to_user
 from .values import IScalar, ITensor
 
-__all__ = ["IScalar", "ITensor", "Interpreted", "UndefinedBehaviorError", "interpret",
-           "interpreted"]
+__all__ = ["IScalar", "ITensor", "IntegerDivisionByZero", "Interpreted", "UndefinedBehaviorError",
+           "interpret", "interpreted"]
 
 
 class Interpreted:

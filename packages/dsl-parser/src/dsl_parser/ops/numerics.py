@@ -19,6 +19,11 @@ class UndefinedBehaviorError(ArithmeticError):
     integer type that cannot hold it (or NaN)."""
 
 
+class IntegerDivisionByZero(UndefinedBehaviorError, ZeroDivisionError):
+    """An integer division or remainder by zero: also a ZeroDivisionError, which is what
+    the compiled code raises there (dsl-check-divisions)."""
+
+
 def np() -> Any:
     """The numpy module (imported on first use)."""
     import numpy
@@ -87,7 +92,7 @@ def trunc_div(a: Any, b: Any, dtype: DType, what: str) -> Any:
     n = np()
     a, b = n.broadcast_arrays(n.asarray(a), n.asarray(b))
     if n.any(b == 0):
-        raise UndefinedBehaviorError(f"{what}: integer division by zero")
+        raise IntegerDivisionByZero(f"{what}: integer division by zero")
     low, _ = int_range(dtype)
     if dtype.kind != "uint" and n.any((a == low) & (b == -1)):
         raise UndefinedBehaviorError(f"{what}: integer division overflows ({low} / -1)")
@@ -102,7 +107,7 @@ def floor_div(a: Any, b: Any, dtype: DType, what: str) -> Any:
     """``//`` on scalars: ``arith.floordivsi`` (signed, toward -inf) or ``divui``."""
     n = np()
     if n.any(n.asarray(b) == 0):
-        raise UndefinedBehaviorError(f"{what}: integer division by zero")
+        raise IntegerDivisionByZero(f"{what}: integer division by zero")
     low, _ = int_range(dtype)
     if dtype.kind != "uint" and n.any((n.asarray(a) == low) & (n.asarray(b) == -1)):
         raise UndefinedBehaviorError(f"{what}: integer division overflows ({low} / -1)")
