@@ -126,6 +126,13 @@ def _nb_chain(a: np.ndarray, b: np.ndarray, c: np.ndarray, o: np.ndarray) -> Non
         o[i] = v if v > 0 else 0.0
 
 
+def _nb_column_sum(x: np.ndarray, o: np.ndarray) -> None:
+    o[:] = 0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            o[j] += x[i, j]
+
+
 def copy_bandwidth() -> float:
     src = np.ones(64_000_000, np.float32)
     dst = np.empty_like(src)
@@ -256,6 +263,24 @@ def bench_layernorm(rows: int, cols: int, bw: float) -> Row:
     return Row("layer norm (rows)", f"{rows}x{cols} f32", timeit(call), ref, 2 * x.nbytes, "GB/s", bw)
 
 
+COLUMN_SUM = """func.func @colsum(%x: {t}) -> {o} {{
+  %0 = dsl.sum %x [0] : {t} -> {o}
+  return %0 : {o} }}"""
+
+
+def bench_column_sum(rows: int, cols: int, bw: float) -> Row:
+    """A reduction along axis 0 (dsl-tile's column path: 8 rows per pass over a block of
+    the result, the block's sums in registers)."""
+    x = RNG.standard_normal((rows, cols)).astype(np.float32)
+    o = np.empty(cols, np.float32)
+    call = compile_kernel(COLUMN_SUM.format(t=tensor([rows, cols]), o=tensor([cols])), "colsum", [x, o])
+    call()
+    np.testing.assert_allclose(o, x.sum(axis=0), rtol=1e-4, atol=1e-3)
+    return Row("column sum (axis 0)", f"{rows}x{cols} f32", timeit(call),
+               timeit(lambda: np.sum(x, axis=0, out=o)), x.nbytes, "GB/s", bw,
+               numba_time(_nb_column_sum, x, o))
+
+
 @dataclass
 class CheckRow:
     """The same kernel with and without the run-time checks of docs/mlir.md."""
@@ -318,7 +343,9 @@ def main() -> None:
     bw = copy_bandwidth()
     blas_peak: list[float] = []
     results = [bench_add(bw), bench_chain(bw), bench_matmul(512, blas_peak), bench_matmul(1024, blas_peak),
-               bench_softmax(4096, 1024, bw), bench_layernorm(4096, 1024, bw)]
+               bench_softmax(4096, 1024, bw), bench_layernorm(4096, 1024, bw),
+               bench_column_sum(4096, 1024, bw), bench_column_sum(100_000, 64, bw),
+               bench_column_sum(64, 100_000, bw)]
     if os.path.exists(ASYNC_RUNTIME) and (os.cpu_count() or 1) > 1:
         PARALLEL = True
         threads = f" ({os.cpu_count()} thr)"
@@ -331,6 +358,7 @@ def main() -> None:
     print_table(header, [r.cells() for r in results])
     print(f"\nmemory bound: numpy copy of 256 MB, {bw:.1f} GB/s (read + write); "
           "matmul bound: single-threaded OpenBLAS; numpy uses out= buffers, OPENBLAS_NUM_THREADS=1;\n"
+          "column sums count the bytes read (a 16 MB matrix partly stays in the caches);\n"
           "(N thr) rows: dsl-to-llvm-cpu{parallel=true} on libdsl_async_runtime.so, numpy still single-threaded\n")
     print_table(["run-time checks", "size", "checked (us)", "static (us)", "ratio", "cost/call"],
                 [r.cells() for r in checks])

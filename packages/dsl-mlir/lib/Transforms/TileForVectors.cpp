@@ -10,6 +10,7 @@
 #include "dsl/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -56,6 +57,33 @@ bool reducesInnermost(linalg::LinalgOp op) {
          op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
 }
 
+/// A reduction whose innermost loop reduces a dimension that is not the
+/// contiguous one of its input (a column reduction, `sum(x, axis=0)`): the
+/// loop over the input's last dimension becomes the innermost one, so that
+/// the vector chunks read contiguous elements and accumulate into the result
+/// elementwise, row after row (as numpy does), instead of gathering a column.
+linalg::LinalgOp contiguousInnermost(RewriterBase &rewriter, linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !reducesInnermost(op) || op.getNumDpsInputs() == 0)
+    return op;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  if (map.getNumResults() == 0)
+    return op;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  unsigned inner = op.getNumLoops() - 1;
+  if (!last || last.getPosition() == inner ||
+      op.getIteratorTypesArray()[last.getPosition()] != utils::IteratorType::parallel)
+    return op;
+  SmallVector<unsigned> order;
+  for (unsigned d = 0; d <= inner; ++d)
+    if (d != last.getPosition())
+      order.push_back(d);
+  order.push_back(last.getPosition());
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::GenericOp> swapped = linalg::interchangeGenericOp(rewriter, generic, order);
+  return succeeded(swapped) ? cast<linalg::LinalgOp>(swapped->getOperation()) : op;
+}
+
 /// Tags `op` for dsl-vectorize with vector sizes = its static loop ranges
 /// (ops created with static shapes, e.g. the merge of a partial reduction).
 void tagStatic(Operation *op) {
@@ -84,6 +112,9 @@ void offsetChunkIndices(RewriterBase &rewriter, Operation *tiled,
   rewriter.setInsertionPoint(tiled);
   linalg::offsetIndices(rewriter, linalgOp, offsets);
 }
+
+/// Rows of a column reduction added per pass over a block of the result.
+constexpr int64_t kColumnRows = 8;
 
 bool isMatmul(linalg::LinalgOp op) {
   return op.getNumLoops() == 3 && op.getNumParallelLoops() == 2 &&
@@ -229,6 +260,40 @@ struct DslTileForVectors
     return success();
   }
 
+  /// Reductions over outer loops whose innermost loop is parallel (column
+  /// reductions, `sum(x, axis=0)`): rows are taken eight at a time, the
+  /// innermost loop in blocks of eight vectors, and the eight rows of a block
+  /// are added in an inner loop, so that the block's accumulators stay in
+  /// registers across them (their reads and writes are loop-invariant subsets
+  /// that dsl-vectorize hoists) while the rows stream through contiguously.
+  LogicalResult tileColumnReduction(RewriterBase &rewriter, linalg::LinalgOp op,
+                                    SmallVectorImpl<scf::ForOp> &loops) {
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    size_t n = iters.size();
+    SmallVector<int64_t> rows(n, 0), block(n, 0), step(n, 0), vector(n, 1);
+    for (auto [d, it] : llvm::enumerate(iters)) {
+      bool reduces = it == utils::IteratorType::reduction;
+      rows[d] = reduces ? kColumnRows : 1;
+      step[d] = reduces ? 1 : 0;
+    }
+    rows.back() = 0;
+    block.back() = vectorSize;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (!ShapedType::isDynamic(ranges.back()))
+      block.back() = std::max<int64_t>(1, std::min(block.back(), ranges.back()));
+    vector.back() = block.back();
+    FailureOr<linalg::LinalgOp> strip = tile(rewriter, op, rows, loops);
+    if (failed(strip))
+      return failure();
+    FailureOr<linalg::LinalgOp> tiled = tile(rewriter, *strip, block, loops);
+    if (failed(tiled))
+      return failure();
+    (*tiled)->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vector));
+    if (failed(tile(rewriter, *tiled, step, loops)))
+      (*tiled)->removeAttr(kVectorSizes);
+    return success();
+  }
+
   /// With `parallel`: the outermost loop, if parallel, becomes an
   /// scf.forall whose iterations are independent tasks.
   FailureOr<linalg::LinalgOp> distribute(RewriterBase &rewriter,
@@ -291,9 +356,13 @@ struct DslTileForVectors
     IRRewriter rewriter(&getContext());
     SmallVector<scf::ForOp> loops;
     for (linalg::LinalgOp original : ops) {
-      linalg::LinalgOp op = *distribute(rewriter, original);
+      linalg::LinalgOp op = *distribute(rewriter, contiguousInnermost(rewriter, original));
       if (!isMatmul(op) && reducesInnermost(op)) {
         (void)tileRowReduction(rewriter, op, loops);
+        continue;
+      }
+      if (!isMatmul(op) && op.getNumReductionLoops() > 0 && op.getNumDpsInits() == 1) {
+        (void)tileColumnReduction(rewriter, op, loops);
         continue;
       }
       FailureOr<linalg::LinalgOp> blocked = blockForCache(rewriter, op, loops);

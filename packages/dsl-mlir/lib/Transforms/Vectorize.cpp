@@ -69,6 +69,11 @@ void populateCleanupPatterns(RewritePatternSet &patterns) {
   // vector.mask { transfer } -> masked transfers (no mask regions remain).
   vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
   tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+  // A reduction over unit dimensions only (a column reduction's 1xV tile) is
+  // the elementwise combination with its accumulator, not a reduction that
+  // the lowering would scalarize lane by lane.
+  vector::MultiDimReductionOp::getCanonicalizationPatterns(patterns,
+                                                           patterns.getContext());
   vector::TransferReadOp::getCanonicalizationPatterns(patterns,
                                                       patterns.getContext());
   vector::TransferWriteOp::getCanonicalizationPatterns(patterns,
