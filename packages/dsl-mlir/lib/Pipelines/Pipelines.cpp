@@ -103,7 +103,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
     p += "func.func(dsl-thread-loops),";
   p += "dsl-check-divisions,";
   if (opts.fuseElementwise)
-    p += "func.func(linalg-fuse-elementwise-ops),";
+    p += "func.func(dsl-fuse-elementwise),";
   if (opts.vectorize) {
     p += "func.func(dsl-tile{vector-size=" + std::to_string(opts.vectorSize);
     p += " matmul-k-block=" + std::to_string(opts.matmulKBlock);

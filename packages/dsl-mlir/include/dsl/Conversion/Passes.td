@@ -316,6 +316,20 @@ def DslGpuLaunchToLlvm : Pass<"dsl-gpu-launch-to-llvm", "::mlir::ModuleOp"> {
 // CPU code generation: tiling for vectors, vectorization.
 //===----------------------------------------------------------------------===//
 
+def DslFuseElementwise : Pass<"dsl-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Elementwise fusion that recomputes a value with a few linalg uses";
+  let description = [{
+    The patterns of upstream `linalg-fuse-elementwise-ops`, with one change:
+    an elementwise producer with up to three uses, all linalg ops, is fused
+    into each of them (recomputed) instead of only a producer with one use.
+    Softmax's `exp(x - max)`, read by the row sum and by the division, is then
+    no longer a full-size temporary allocated, written and read back per call.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DslTileForVectors : Pass<"dsl-tile", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg ops on tensors into vector-sized tiles";
   let description = [{

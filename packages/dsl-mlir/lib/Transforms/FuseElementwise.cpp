@@ -1,0 +1,80 @@
+//===- FuseElementwise.cpp - elementwise fusion that recomputes cheap values -===//
+//
+// Upstream `linalg-fuse-elementwise-ops` fuses a producer into its consumer
+// only when the consumer is its one use. A value used twice (softmax's
+// `e = exp(x - max)`, read by the row sum and by the division) is then
+// materialized as a full-size temporary: an allocation per call, written and
+// read back (for tensors over 32 MiB malloc maps fresh pages, and every call
+// page-faults the whole temporary: a 4x cliff at 1152x8192 f32). This pass
+// applies the same patterns, but also fuses an elementwise producer with up to
+// `kMaxUses` uses, all of them linalg ops: each consumer recomputes it, and once
+// fused into every one the temporary is gone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dsl/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::dsl {
+#define GEN_PASS_DEF_DSLFUSEELEMENTWISE
+#include "dsl/Conversion/Passes.h.inc"
+} // namespace mlir::dsl
+
+using namespace mlir;
+
+namespace {
+
+/// The most uses of a value that fusion recomputes instead of storing.
+constexpr unsigned kMaxUses = 3;
+
+/// Whether `producer` (an elementwise linalg op) may be fused into the
+/// consumers of its results: one use, or a few uses that are all linalg ops.
+bool fusible(Operation *producer) {
+  if (!producer)
+    return false;
+  if (producer->hasOneUse())
+    return true;
+  auto linalgOp = dyn_cast<linalg::GenericOp>(producer);
+  if (!linalgOp || linalgOp.getNumReductionLoops() != 0 || producer->getNumResults() != 1)
+    return false;
+  unsigned uses = 0;
+  for (Operation *user : producer->getUsers()) {
+    if (!isa<linalg::LinalgOp>(user) || ++uses > kMaxUses)
+      return false;
+  }
+  return true;
+}
+
+struct DslFuseElementwise : dsl::impl::DslFuseElementwiseBase<DslFuseElementwise> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    linalg::ControlFusionFn control = [](OpOperand *operand) {
+      return fusible(operand->get().getDefiningOp());
+    };
+    linalg::ControlFusionFn oneUse = [](OpOperand *operand) {
+      Operation *producer = operand->get().getDefiningOp();
+      return producer && producer->hasOneUse();
+    };
+    RewritePatternSet patterns(ctx);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, oneUse);
+    tensor::populateBubbleUpExpandShapePatterns(patterns);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(patterns);
+    linalg::populateConstantFoldLinalgOperations(patterns, oneUse);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     GreedyRewriteConfig().setUseTopDownTraversal())))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,83 @@
+// RUN: dsl-opt %s --pass-pipeline='builtin.module(func.func(dsl-fuse-elementwise))' | FileCheck %s
+
+// Softmax's exp(x - max) has two uses (the row sum and the division): it is
+// fused into both (recomputed), so no full-size tensor is left between them.
+// CHECK-LABEL: func.func @softmax_tail(
+// CHECK-NOT: tensor.empty() : tensor<4x64xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @softmax_tail(%x: tensor<4x64xf32>, %m: tensor<4xf32>) -> tensor<4x64xf32> {
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %e = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<4x64xf32>, tensor<4xf32>) outs(%empty : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %v = math.exp %d : f32
+    linalg.yield %v : f32
+  } -> tensor<4x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<4x64xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %out = tensor.empty() : tensor<4x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : tensor<4x64xf32>, tensor<4xf32>) outs(%out : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.divf %a, %b : f32
+    linalg.yield %q : f32
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+
+// A value with four uses is stored once, not recomputed four times.
+// CHECK-LABEL: func.func @four_uses(
+// CHECK: math.exp
+// CHECK-NOT: math.exp
+func.func @four_uses(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %empty = tensor.empty() : tensor<64xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%empty : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  %a1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%e : tensor<64xf32>) outs(%empty : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.addf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  %a2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%e : tensor<64xf32>) outs(%empty : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.mulf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  %a3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%e : tensor<64xf32>) outs(%empty : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.subf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  %a4 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%e : tensor<64xf32>) outs(%empty : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.divf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  return %a1, %a2, %a3, %a4 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+}
