@@ -154,3 +154,38 @@ def test_concurrent_callers_share_the_pool(ctx: ir.Context) -> None:
         th.join()
     for x, y in zip(inputs, outputs):
         np.testing.assert_array_equal(y, x * x)
+
+
+def test_engines_dropped_right_after_a_parallel_call() -> None:
+    """A worker may still be in an engine's code for a moment after it made the awaited
+    token available; a blocking await now returns only once no worker is in JIT'd code,
+    so the engine can be dropped at once (a rare segfault before: the code was unmapped
+    under the worker). In a subprocess, many times, with a CPU hog competing."""
+    script = textwrap.dedent(f"""
+        import ctypes, threading
+        import numpy as np
+        import dsl_mlir
+        from dsl_mlir.runtime import get_ranked_memref_descriptor
+        text = '''func.func @f(%a: tensor<7x16xf32>, %b: tensor<16x17xf32>) -> tensor<7x17xf32> {{
+          %0 = dsl.matmul %a, %b : tensor<7x16xf32>, tensor<16x17xf32> -> tensor<7x17xf32>
+          return %0 : tensor<7x17xf32> }}'''
+        stop = False
+        def hog():
+            while not stop:
+                sum(range(1000))
+        threading.Thread(target=hog, daemon=True).start()
+        a, b = np.ones((7, 16), np.float32), np.ones((16, 17), np.float32)
+        for i in range(60):
+            out = np.zeros((7, 17), np.float32)
+            with dsl_mlir.context():
+                lowered = dsl_mlir.lower(dsl_mlir.parse_module(text), options={{"parallel": True}})
+                engine = dsl_mlir.jit(lowered, shared_libs=[{RUNTIME!r}])
+                descs = [get_ranked_memref_descriptor(x) for x in (a, b, out)]
+                engine.invoke("f", *[ctypes.pointer(ctypes.pointer(d)) for d in descs])
+                del engine
+            assert (out == 16).all(), out
+        stop = True
+        print("ok", flush=True)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", (proc.returncode, proc.stderr[-2000:])

@@ -30,7 +30,17 @@ namespace {
 
 using Task = std::function<void()>;
 
+/// Whether the current thread is one of the pool's workers.
+thread_local bool tlsWorker = false;
+
 /// A fixed set of worker threads taking tasks from one queue.
+///
+/// A task runs JIT'd code (a coroutine's resumption) and may still be in it
+/// for a moment after it made the awaited token available. Had the caller's
+/// await returned then, the caller could destroy the engine (unmap its code)
+/// under the worker: a rare segfault. The pool counts the tasks queued or
+/// running, and a blocking await outside the pool also waits until that
+/// count is zero (`quiesce`), i.e. until no worker is in JIT'd code.
 class ThreadPool {
 public:
   explicit ThreadPool(unsigned n) {
@@ -39,6 +49,7 @@ public:
   }
   // Never destroyed (see pool()): workers wait on the queue until exit.
   void submit(Task task) {
+    inFlight.fetch_add(1);
     {
       std::lock_guard<std::mutex> lock(mu);
       tasks.push_back(std::move(task));
@@ -47,8 +58,15 @@ public:
   }
   int64_t size() const { return static_cast<int64_t>(workers.size()); }
 
+  /// Waits until no task is queued or running.
+  void quiesce() {
+    std::unique_lock<std::mutex> lock(idleMu);
+    idle.wait(lock, [this] { return inFlight.load() == 0; });
+  }
+
 private:
   void work() {
+    tlsWorker = true;
     for (;;) {
       Task task;
       {
@@ -58,12 +76,20 @@ private:
         tasks.pop_front();
       }
       task();
+      task = nullptr;  // its captures too are released before the count drops
+      if (inFlight.fetch_sub(1) == 1) {
+        std::lock_guard<std::mutex> lock(idleMu);
+        idle.notify_all();
+      }
     }
   }
   std::mutex mu;
   std::condition_variable ready;
   std::deque<Task> tasks;
   std::vector<std::thread> workers;
+  std::atomic<int64_t> inFlight{0};
+  std::mutex idleMu;
+  std::condition_variable idle;
 };
 
 ThreadPool &pool() {
@@ -195,6 +221,14 @@ Task resumeTask(CoroHandle handle, CoroResume resume) {
   return [handle, resume] { resume(handle); };
 }
 
+/// After a blocking await outside the pool: no worker is still in JIT'd code
+/// once the caller returns to it (see ThreadPool). Workers do not wait: the
+/// tasks they would wait for include their own.
+void settle() {
+  if (!tlsWorker)
+    pool().quiesce();
+}
+
 } // namespace
 
 DSL_RUNTIME_EXPORT void mlirAsyncRuntimeAddRef(void *object, int64_t count) {
@@ -258,14 +292,17 @@ DSL_RUNTIME_EXPORT bool mlirAsyncRuntimeIsGroupError(AsyncGroup *group) {
 
 DSL_RUNTIME_EXPORT void mlirAsyncRuntimeAwaitToken(AsyncToken *token) {
   token->wait();
+  settle();
 }
 
 DSL_RUNTIME_EXPORT void mlirAsyncRuntimeAwaitValue(AsyncValue *value) {
   value->wait();
+  settle();
 }
 
 DSL_RUNTIME_EXPORT void mlirAsyncRuntimeAwaitAllInGroup(AsyncGroup *group) {
   group->wait();
+  settle();
 }
 
 DSL_RUNTIME_EXPORT std::byte *mlirAsyncRuntimeGetValueStorage(AsyncValue *value) {
