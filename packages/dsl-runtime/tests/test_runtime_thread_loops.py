@@ -5,6 +5,10 @@ numpy and the interpreter; inputs unchanged."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import runtime_guard_defs as d
@@ -145,10 +149,6 @@ def test_and_or_short_circuit_like_python(options: str) -> None:
     """``i < n and d[i] != 0 and 100 // d[i] > 10`` reads ``d[i]`` only for ``i < n`` and
     divides only by non-zero values, as Python does (evaluating every operand used to
     read past ``n`` and trap on the division by zero: run in a subprocess)."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
     done = subprocess.run([sys.executable, "-c", RATIO_SCRIPT.format(options=options)],
                           capture_output=True, text=True, timeout=300,
                           cwd=Path(__file__).parent)

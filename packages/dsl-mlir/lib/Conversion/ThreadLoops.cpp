@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dsl/Conversion/Passes.h"
+#include "dsl/Conversion/RuntimeChecks.h"
 #include "dsl/Conversion/ThreadLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -197,13 +198,6 @@ scf::IfOp soleGuard(scf::ForOp loop) {
       return nullptr;
   }
   return guard;
-}
-
-Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> conditions) {
-  Value all = conditions.front();
-  for (Value c : conditions.drop_front())
-    all = arith::AndIOp::create(b, loc, all, c);
-  return all;
 }
 
 /// Replaces `loop`, whose bounds were narrowed from the constants `lb` and
