@@ -8,7 +8,7 @@ import ctypes
 
 import numpy as np
 import pytest
-from mlir_helpers import call_jit, run_text, tensor_type
+from mlir_helpers import call_jit, from_bf16_bits, run_text, tensor_type, to_bf16_bits
 
 import dsl_mlir
 from dsl_mlir import ir
@@ -219,6 +219,63 @@ def test_matmul_shapes(ctx: ir.Context, m: int, k: int, n: int, a_trans: bool, b
     run_text(text, [a, b], [out])
     ref = (a.T if a_trans else a) @ (b.T if b_trans else b)
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def _matmul_text(a_shape, b_shape, c_shape, elt: str, acc: str, attrs: list[str]) -> str:  # type: ignore[no-untyped-def]
+    ta, tb, tc = tensor_type(a_shape, elt), tensor_type(b_shape, elt), tensor_type(c_shape, acc)
+    attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
+    return f"""func.func @f(%a: {ta}, %b: {tb}) -> {tc} {{
+      %0 = dsl.matmul %a, %b{attr_text} : {ta}, {tb} -> {tc}
+      return %0 : {tc} }}"""
+
+
+@pytest.mark.parametrize(("m", "k", "n"), [(13, 300, 600), (25, 257, 289), (12, 9, 39), (3, 520, 31)])
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize(("a_trans", "b_trans"), [(False, False), (True, True)])
+def test_matmul_cache_blocks_and_edge_tiles(ctx: ir.Context, m: int, k: int, n: int, dynamic: bool,
+                                            a_trans: bool, b_trans: bool) -> None:
+    """N and K blocks of 256 with partial blocks (peeled when static, not when dynamic),
+    edge tiles of 7, 31 and 1 columns (masked to a power of two), transposed operands
+    (copied row-major first), against numpy."""
+    a = RNG.standard_normal((k, m) if a_trans else (m, k)).astype(np.float32)
+    b = RNG.standard_normal((n, k) if b_trans else (k, n)).astype(np.float32)
+    shape = (lambda s: ("?",) * len(s)) if dynamic else (lambda s: s)
+    attrs = [name for name, on in (("a_trans", a_trans), ("b_trans", b_trans)) if on]
+    out = np.full((m, n), np.nan, np.float32)
+    run_text(_matmul_text(shape(a.shape), shape(b.shape), shape((m, n)), "f32", "f32", attrs), [a, b], [out])
+    ref = (a.T if a_trans else a).astype(np.float64) @ (b.T if b_trans else b).astype(np.float64)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("elt", ["f16", "bf16"])
+@pytest.mark.parametrize(("a_trans", "b_trans"), [(False, False), (True, False), (False, True)])
+def test_matmul_narrow_floats_widened_once(ctx: ir.Context, elt: str, a_trans: bool, b_trans: bool) -> None:
+    """fp16/bf16 operands with an f32 result are widened (and transposed) into f32 copies
+    before the contraction: exact f32 products of the rounded inputs."""
+    m, k, n = 19, 270, 47
+    a32 = RNG.standard_normal((k, m) if a_trans else (m, k)).astype(np.float32)
+    b32 = RNG.standard_normal((n, k) if b_trans else (k, n)).astype(np.float32)
+    if elt == "f16":
+        a, b = a32.astype(np.float16), b32.astype(np.float16)
+        wa, wb = a.astype(np.float64), b.astype(np.float64)
+    else:
+        a, b = to_bf16_bits(a32), to_bf16_bits(b32)
+        wa, wb = from_bf16_bits(a).astype(np.float64), from_bf16_bits(b).astype(np.float64)
+    attrs = [name for name, on in (("a_trans", a_trans), ("b_trans", b_trans)) if on]
+    out = np.zeros((m, n), np.float32)
+    run_text(_matmul_text(a.shape, b.shape, (m, n), elt, "f32", attrs), [a, b], [out])
+    ref = (wa.T if a_trans else wa) @ (wb.T if b_trans else wb)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_matmul_unsigned_i8_widened_to_i32(ctx: ir.Context) -> None:
+    """u8 operands (is_unsigned) widen with zero extension in the packed copy."""
+    a = RNG.integers(0, 256, (9, 40), dtype=np.uint8)
+    b = RNG.integers(0, 256, (33, 40), dtype=np.uint8)
+    out = np.zeros((9, 33), np.int32)
+    run_text(_matmul_text(a.shape, b.shape, (9, 33), "i8", "i32", ["b_trans", "is_unsigned"]),
+             [a.view(np.int8), b.view(np.int8)], [out])
+    np.testing.assert_array_equal(out, a.astype(np.int64) @ b.T.astype(np.int64))
 
 
 def test_matmul_dynamic_b_trans(ctx: ir.Context) -> None:

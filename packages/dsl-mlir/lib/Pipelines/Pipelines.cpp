@@ -45,8 +45,13 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
                      "(default 12 x two 64-byte vectors x 1: 12,32,1 in f32)")};
   Option<int64_t> matmulKBlock{
       *this, "matmul-k-block",
-      llvm::cl::desc("K block of matmuls with a larger static K, so that the "
+      llvm::cl::desc("K block of matmuls with a larger K, so that the "
                      "streamed block of B stays in L2 (0: none)"),
+      llvm::cl::init(256)};
+  Option<int64_t> matmulNBlock{
+      *this, "matmul-n-block",
+      llvm::cl::desc("N block of matmuls with a larger N, rounded up to whole "
+                     "register tiles (0: none)"),
       llvm::cl::init(256)};
   Option<bool> parallel{
       *this, "parallel",
@@ -107,6 +112,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   if (opts.vectorize) {
     p += "func.func(dsl-tile{vector-size=" + std::to_string(opts.vectorSize);
     p += " matmul-k-block=" + std::to_string(opts.matmulKBlock);
+    p += " matmul-n-block=" + std::to_string(opts.matmulNBlock);
     if (opts.parallel)
       p += " parallel num-threads=" + std::to_string(opts.numThreads);
     if (!opts.matmulTileSizes.empty())
@@ -154,6 +160,7 @@ constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
     {"vector-size", dsl::OptionKind::Int},
     {"matmul-tile-sizes", dsl::OptionKind::IntList},
     {"matmul-k-block", dsl::OptionKind::Int},
+    {"matmul-n-block", dsl::OptionKind::Int},
     {"parallel", dsl::OptionKind::Bool},
     {"num-threads", dsl::OptionKind::Int},
     {"internalize-entries", dsl::OptionKind::Bool},
@@ -169,6 +176,8 @@ std::string checkCpuOptions(const CpuPipelineOptions &opts) {
        {dsl::checkVectorSize(owner, opts.vectorSize),
         dsl::checkMatmulTileSizes(owner, opts.matmulTileSizes),
         dsl::checkIntRange(owner, "matmul-k-block", opts.matmulKBlock, 0,
+                           1 << 20),
+        dsl::checkIntRange(owner, "matmul-n-block", opts.matmulNBlock, 0,
                            1 << 20),
         dsl::checkIntRange(owner, "num-threads", opts.numThreads, 0, 4096)})
     if (!error.empty())

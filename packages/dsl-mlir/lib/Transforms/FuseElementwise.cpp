@@ -51,11 +51,27 @@ bool fusible(Operation *producer) {
   return true;
 }
 
+/// Whether fusing into `operand` would recompute the producer for each of
+/// several iterations of a reduction consumer: its map leaves out some of the
+/// consumer's loops (a matmul operand read once per column of the other:
+/// `matmul(exp(x), w)` would evaluate exp N times per element, and a packed
+/// or converted copy of an operand would be undone).
+bool multipliesWork(OpOperand *operand) {
+  auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+  if (!consumer || consumer.getNumReductionLoops() == 0)
+    return false;
+  AffineMap map = consumer.getMatchingIndexingMap(operand);
+  for (unsigned d = 0, e = map.getNumDims(); d < e; ++d)
+    if (!map.isFunctionOfDim(d))
+      return true;
+  return false;
+}
+
 struct DslFuseElementwise : dsl::impl::DslFuseElementwiseBase<DslFuseElementwise> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     linalg::ControlFusionFn control = [](OpOperand *operand) {
-      return fusible(operand->get().getDefiningOp());
+      return fusible(operand->get().getDefiningOp()) && !multipliesWork(operand);
     };
     linalg::ControlFusionFn oneUse = [](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();

@@ -134,6 +134,7 @@ struct DslTileForVectors
         {"vector-size", dsl::OptionKind::Int},
         {"matmul-tile-sizes", dsl::OptionKind::IntList},
         {"matmul-k-block", dsl::OptionKind::Int},
+        {"matmul-n-block", dsl::OptionKind::Int},
         {"parallel", dsl::OptionKind::Bool},
         {"num-threads", dsl::OptionKind::Int}};
     if (failed(dsl::checkPassOptionText(getArgument(), options, specs,
@@ -144,6 +145,8 @@ struct DslTileForVectors
          {dsl::checkVectorSize(getArgument(), vectorSize),
           dsl::checkMatmulTileSizes(getArgument(), matmulTileSizes),
           dsl::checkIntRange(getArgument(), "matmul-k-block", matmulKBlock, 0,
+                             1 << 20),
+          dsl::checkIntRange(getArgument(), "matmul-n-block", matmulNBlock, 0,
                              1 << 20),
           dsl::checkIntRange(getArgument(), "num-threads", numThreads, 0,
                              4096)})
@@ -197,17 +200,35 @@ struct DslTileForVectors
     return cast<linalg::LinalgOp>(tiled->tiledOps.front());
   }
 
-  /// Matmuls first get a K loop of `matmul-k-block` so that the block of B
-  /// they stream stays in the L2 cache.
+  /// Matmuls first get N and K block loops (`matmul-n-block`,
+  /// `matmul-k-block`), so that the block of B the register tiles stream
+  /// (K block x N block) stays in the L2 cache and the K block of a strip of
+  /// A rows in L1. The N block is rounded up to whole register tiles. Block
+  /// loops over static sizes are peeled (their partial block then has static
+  /// tiles); over dynamic sizes they are not: the register loops inside are
+  /// peeled anyway, and a peeled copy of the whole nest would double the code.
   FailureOr<linalg::LinalgOp> blockForCache(RewriterBase &rewriter,
                                             linalg::LinalgOp op,
                                             SmallVectorImpl<scf::ForOp> &loops) {
-    if (!isMatmul(op) || matmulKBlock <= 0)
+    if (!isMatmul(op))
       return op;
-    int64_t k = op.getStaticLoopRanges()[2];
-    if (ShapedType::isDynamic(k) || k <= matmulKBlock)
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t nr = registerTile(op)[1];
+    SmallVector<int64_t> sizes = {0, static_cast<int64_t>(llvm::alignTo(matmulNBlock, nr)),
+                                  matmulKBlock};
+    for (unsigned d : {1u, 2u})
+      if (sizes[d] <= 0 || (!ShapedType::isDynamic(ranges[d]) && ranges[d] <= sizes[d]))
+        sizes[d] = 0;
+    if (sizes[1] == 0 && sizes[2] == 0)
       return op;
-    return tile(rewriter, op, {0, 0, matmulKBlock}, loops);
+    SmallVector<scf::ForOp> blocks;
+    FailureOr<linalg::LinalgOp> blocked = tile(rewriter, op, sizes, blocks);
+    for (auto [loop, d] : llvm::zip(blocks, llvm::make_filter_range(
+                                                ArrayRef<unsigned>{1, 2},
+                                                [&](unsigned d) { return sizes[d] != 0; })))
+      if (!ShapedType::isDynamic(ranges[d]))
+        loops.push_back(loop);
+    return blocked;
   }
 
   /// Row reductions: one row per tile (FullReduction on every outer
@@ -374,7 +395,10 @@ struct DslTileForVectors
         (*blocked)->removeAttr(kVectorSizes);
     }
     // Peel partial tiles: the main loop then has static tile sizes.
-    for (scf::ForOp loop : loops) {
+    // Innermost loops first: peeling an outer loop then clones inner loops
+    // whose bounds fold to constants in the partial iteration (peeled outer
+    // loops first would leave the clones' inner tiles dynamic, i.e. masked).
+    for (scf::ForOp loop : llvm::reverse(loops)) {
       scf::ForOp partial;
       rewriter.setInsertionPoint(loop);
       (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);

@@ -29,14 +29,43 @@ namespace {
 
 constexpr StringLiteral kVectorSizes = "dsl.vector_sizes";
 
-/// Vectorize one tagged op: static tiles at their own shape, dynamic
-/// (partial) tiles masked to the tile sizes.
+/// The innermost dimension of `op`'s (first) result: the vector lanes.
+std::optional<unsigned> laneDim(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() == 0)
+    return std::nullopt;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+  return dim ? std::optional<unsigned>(dim.getPosition()) : std::nullopt;
+}
+
+/// The vector sizes of a static tile: its own shape, except for an edge tile
+/// of a contraction (e.g. 31 of the 32 columns of a register tile), whose
+/// lanes are rounded up to a power of two and masked: LLVM splits the FMA
+/// chains of odd-length vectors into slow pieces (3x at 257x255x253).
+SmallVector<int64_t> staticVectorSizes(linalg::LinalgOp op) {
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  std::optional<unsigned> lanes = laneDim(op);
+  if (lanes && linalg::isaContractionOpInterface(op))
+    sizes[*lanes] = static_cast<int64_t>(llvm::PowerOf2Ceil(sizes[*lanes]));
+  return sizes;
+}
+
+/// Vectorize one tagged op: static tiles at their own shape (edge tiles of
+/// contractions masked to a power of two), dynamic (partial) tiles masked to
+/// the tile sizes.
 void vectorizeOne(RewriterBase &rewriter, linalg::LinalgOp op) {
   auto sizes = op->getAttrOfType<DenseI64ArrayAttr>(kVectorSizes);
   op->removeAttr(kVectorSizes);
   SmallVector<int64_t> vectorSizes;
-  if (op.hasDynamicShape())
+  if (op.hasDynamicShape()) {
     vectorSizes.assign(sizes.asArrayRef().begin(), sizes.asArrayRef().end());
+  } else {
+    SmallVector<int64_t> padded = staticVectorSizes(op);
+    if (padded != op.getStaticLoopRanges())
+      vectorSizes = std::move(padded);
+  }
   SmallVector<bool> scalable(vectorSizes.size(), false);
   if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, scalable)))
     return;

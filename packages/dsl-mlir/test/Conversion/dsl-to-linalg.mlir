@@ -1,9 +1,10 @@
 // RUN: dsl-opt %s --convert-dsl-to-linalg | FileCheck %s
 
-// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[KN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
 // CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[TR:.*]] = affine_map<(d0, d1) -> (d1, d0)>
 
 // CHECK-LABEL: func.func @add
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
@@ -25,16 +26,20 @@ func.func @div_int_dynamic(%a: tensor<?x8xi32>) -> tensor<?x8xi32> {
   return %0 : tensor<?x8xi32>
 }
 
-// A transposed B is copied transposed once (linalg.transpose, which
-// elementwise fusion leaves alone), then read row-wise by the contraction.
+// Both operands are made row-major f32 once (a widening copy of A, a
+// transposing and widening copy of B), so the contraction reads rows with
+// unit stride and does no conversion per multiply-add.
 // CHECK-LABEL: func.func @matmul_bt
-// CHECK-SAME: %{{.*}}: tensor<64x128xf16>, %[[B:.*]]: tensor<32x128xf16>
-// CHECK: %[[T:.*]] = linalg.transpose ins(%[[B]] : tensor<32x128xf16>) outs(%{{.*}} : tensor<128x32xf16>) permutation = [1, 0]
+// CHECK-SAME: %[[A0:.*]]: tensor<64x128xf16>, %[[B:.*]]: tensor<32x128xf16>
+// CHECK: %[[PA:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[A0]] : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
+// CHECK: arith.extf
+// CHECK: %[[PB:.*]] = linalg.generic {indexing_maps = [#[[TR]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[B]] : tensor<32x128xf16>) outs(%{{.*}} : tensor<128x32xf32>)
+// CHECK: arith.extf
 // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[F:.*]] = linalg.fill ins(%[[Z]] : f32)
 // CHECK: linalg.generic {indexing_maps = [#[[A]], #[[KN]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]}
-// CHECK-SAME: ins(%{{.*}}, %[[T]] : tensor<64x128xf16>, tensor<128x32xf16>) outs(%[[F]] : tensor<64x32xf32>)
-// CHECK: arith.extf
+// CHECK-SAME: ins(%[[PA]], %[[PB]] : tensor<64x128xf32>, tensor<128x32xf32>) outs(%[[F]] : tensor<64x32xf32>)
+// CHECK-NOT: arith.extf
 // CHECK: arith.mulf
 // CHECK: arith.addf
 func.func @matmul_bt(%a: tensor<64x128xf16>, %b: tensor<32x128xf16>) -> tensor<64x32xf32> {

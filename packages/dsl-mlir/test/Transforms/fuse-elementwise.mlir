@@ -81,3 +81,38 @@ func.func @four_uses(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, ten
   } -> tensor<64xf32>
   return %a1, %a2, %a3, %a4 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
 }
+
+// An operand of a contraction is not fused into it: the matmul reads each
+// element of A once per column of B, so exp would run N times per element
+// (and a packed or widened copy of an operand would be undone). A sum over
+// the same value (its map uses every loop) is still fused.
+// CHECK-LABEL: func.func @matmul_operand(
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[E]], %{{.*}} : tensor<8x16xf32>, tensor<16x4xf32>)
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<8x16xf32>)
+// CHECK: math.exp
+func.func @matmul_operand(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %c: tensor<8x4xf32>, %s: tensor<8xf32>) -> (tensor<8x4xf32>, tensor<8xf32>) {
+  %empty = tensor.empty() : tensor<8x16xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%empty : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  %mm = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e, %w : tensor<8x16xf32>, tensor<16x4xf32>) outs(%c : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<8x4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<8x16xf32>) outs(%s : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.addf %o, %a : f32
+    linalg.yield %q : f32
+  } -> tensor<8xf32>
+  return %mm, %sum : tensor<8x4xf32>, tensor<8xf32>
+}

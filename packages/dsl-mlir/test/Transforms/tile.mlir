@@ -1,5 +1,5 @@
 // RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile),canonicalize)' | FileCheck %s
-// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{vector-size=64 matmul-tile-sizes=4,16,2 matmul-k-block=0}),canonicalize)' | FileCheck %s --check-prefix=OPTS
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{vector-size=64 matmul-tile-sizes=4,16,2 matmul-k-block=0 matmul-n-block=0}),canonicalize)' | FileCheck %s --check-prefix=OPTS
 // RUN: %not dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{vector-size=24}))' 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: %not dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{matmul-tile-sizes=8,48,1}))' 2>&1 | FileCheck %s --check-prefix=BADMM
 
@@ -46,6 +46,38 @@ func.func @elementwise(%a: tensor<1000xf32>, %b: tensor<1000xf32>) -> tensor<100
 func.func @matmul(%a: tensor<64x512xf32>, %b: tensor<512x96xf32>, %c: tensor<64x96xf32>) -> tensor<64x96xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x96xf32>) outs(%c : tensor<64x96xf32>) -> tensor<64x96xf32>
   return %0 : tensor<64x96xf32>
+}
+
+// -----
+
+// N and K blocks (256 each) keep the streamed block of B in L2; the partial
+// blocks (88 columns, 44 of K) are peeled, so every tile is static: the last
+// 24 columns are one 12x24 tile (dsl-vectorize masks it to 32 lanes).
+// CHECK-LABEL: func.func @matmul_blocks
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c44 step %c1
+// CHECK: linalg.matmul {dsl.vector_sizes = array<i64: 12, 32, 1>} ins(%{{.*}}, %{{.*}} : tensor<12x1xf32>, tensor<1x24xf32>)
+// CHECK-NOT: affine.min
+// OPTS-LABEL: func.func @matmul_blocks
+// OPTS-NOT: step %c256
+func.func @matmul_blocks(%a: tensor<24x300xf32>, %b: tensor<300x600xf32>, %c: tensor<24x600xf32>) -> tensor<24x600xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<24x300xf32>, tensor<300x600xf32>) outs(%c : tensor<24x600xf32>) -> tensor<24x600xf32>
+  return %0 : tensor<24x600xf32>
+}
+
+// -----
+
+// Dynamic sizes: the N and K block loops are not peeled (the register loops
+// inside them are), so the nest exists once.
+// CHECK-LABEL: func.func @matmul_dynamic_blocks
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c256
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c256
+// CHECK-COUNT-4: linalg.matmul
+// CHECK-NOT: linalg.matmul
+func.func @matmul_dynamic_blocks(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }
 
 // -----

@@ -25,6 +25,21 @@ func.func @matmul(%a: tensor<64x48xf32>, %b: tensor<48x64xf32>) -> tensor<64x64x
 
 // -----
 
+// A static edge tile of a matmul (7 of 32 columns): its lanes are rounded up
+// to a power of two and masked (LLVM splits odd-length FMA chains badly).
+// VEC-LABEL: func.func @matmul_edge
+// VEC: vector.contract {{.*}} : vector<12x1xf32>, vector<1x32xf32> into vector<12x32xf32>
+// VEC: %[[M:.*]] = vector.constant_mask [12, 7] : vector<12x8xi1>
+// VEC: vector.transfer_read {{.*}}, %[[M]] {{.*}} : tensor<12x7xf32>, vector<12x8xf32>
+// VEC: vector.mask %{{.*}} { vector.contract {{.*}} : vector<12x1xf32>, vector<1x8xf32> into vector<12x8xf32> }
+// VEC: vector.transfer_write %{{.*}}, %{{.*}}, %[[M]] {{.*}} : vector<12x8xf32>, tensor<12x7xf32>
+func.func @matmul_edge(%a: tensor<12x8xf32>, %b: tensor<8x39xf32>) -> tensor<12x39xf32> {
+  %0 = dsl.matmul %a, %b : tensor<12x8xf32>, tensor<8x39xf32> -> tensor<12x39xf32>
+  return %0 : tensor<12x39xf32>
+}
+
+// -----
+
 // Dynamic sizes: full tiles in the peeled main loop, a masked remainder.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: scf.for

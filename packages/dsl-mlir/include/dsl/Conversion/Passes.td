@@ -334,7 +334,8 @@ def DslTileForVectors : Pass<"dsl-tile", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg ops on tensors into vector-sized tiles";
   let description = [{
     Tiles every linalg op on tensors that `dsl-vectorize` can turn into
-    vector code: contractions (matmul) into a K block (`matmul-k-block`) and
+    vector code: contractions (matmul) into N and K blocks (`matmul-n-block`,
+    `matmul-k-block`: the block of B stays in L2) and
     register tiles of `matmul-tile-sizes` (M, N, K; by default 12 rows of two
     AVX-512 vectors of the accumulator type: 12x32x1 for f32), row
     reductions into partial reductions along the row, everything else into tiles of one
@@ -360,7 +361,10 @@ def DslTileForVectors : Pass<"dsl-tile", "::mlir::func::FuncOp"> {
                "Register tile M,N,K of contractions, N a power of two "
                "(default: 12 x two 64-byte vectors of the accumulator x 1)">,
     Option<"matmulKBlock", "matmul-k-block", "int64_t", /*default=*/"256",
-           "K block of contractions with a larger static K (0: none)">,
+           "K block of contractions with a larger K (0: none)">,
+    Option<"matmulNBlock", "matmul-n-block", "int64_t", /*default=*/"256",
+           "N block of contractions with a larger N, rounded up to whole "
+           "register tiles (0: none)">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Distribute the outermost parallel loop of every op over threads "
            "(an scf.forall around the vector tiles)">,
