@@ -5,6 +5,7 @@ JIT-executed through dsl-to-llvm-cpu and compared with numpy."""
 from __future__ import annotations
 
 import ctypes
+import re
 
 import numpy as np
 import pytest
@@ -276,6 +277,74 @@ def test_matmul_unsigned_i8_widened_to_i32(ctx: ir.Context) -> None:
     run_text(_matmul_text(a.shape, b.shape, (9, 33), "i8", "i32", ["b_trans", "is_unsigned"]),
              [a.view(np.int8), b.view(np.int8)], [out])
     np.testing.assert_array_equal(out, a.astype(np.int64) @ b.T.astype(np.int64))
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape", "a_trans", "b_trans"), [
+    ((5, 13, 40), (40, 33), False, False),        # a 2-D rhs for every matrix
+    ((29, 13), (4, 29, 33), True, False),         # a 2-D lhs, transposed
+    ((1, 13, 40), (6, 33, 40), False, True),      # a static batch of 1 broadcasts
+    ((3, 40, 13), (3, 33, 40), True, True),
+    ((2, 30, 300), (2, 300, 270), False, False),  # N and K blocks inside each matrix
+])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_batched_matmul(ctx: ir.Context, a_shape, b_shape, a_trans: bool, b_trans: bool,  # type: ignore[no-untyped-def]
+                        dynamic: bool) -> None:
+    """Rank-3 operands: one packed and tiled 2-D product per matrix, numpy's broadcasting."""
+    a = RNG.standard_normal(a_shape).astype(np.float32)
+    b = RNG.standard_normal(b_shape).astype(np.float32)
+    ref = np.matmul(a.swapaxes(-1, -2) if a_trans else a, b.swapaxes(-1, -2) if b_trans else b)
+    out = np.full(ref.shape, np.nan, np.float32)
+    shape = (lambda s: tuple(d if d == 1 else "?" for d in s)) if dynamic else (lambda s: s)
+    attrs = [name for name, on in (("a_trans", a_trans), ("b_trans", b_trans)) if on]
+    run_text(_matmul_text(shape(a_shape), shape(b_shape), shape(ref.shape), "f32", "f32", attrs),
+             [a, b], [out])
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_batched_matmul_parallel(ctx: ir.Context) -> None:
+    """With `parallel`, each matrix's M blocks run as tasks inside the batch loop."""
+    a = RNG.standard_normal((3, 100, 300)).astype(np.float32)
+    b = RNG.standard_normal((300, 70)).astype(np.float32)
+    out = np.zeros((3, 100, 70), np.float32)
+    run_text(_matmul_text(a.shape, b.shape, out.shape, "f32", "f32", []), [a, b], [out],
+             options={"parallel": True})
+    np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_batched_matmul_of_fp16_widens_per_matrix(ctx: ir.Context) -> None:
+    a = RNG.standard_normal((3, 17, 70)).astype(np.float16)
+    b = RNG.standard_normal((3, 70, 45)).astype(np.float16)
+    out = np.zeros((3, 17, 45), np.float32)
+    run_text(_matmul_text(("?", 17, 70), ("?", 70, 45), ("?", 17, 45), "f16", "f32", []), [a, b], [out])
+    np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape", "c_shape", "attrs", "a_real", "b_real", "message"), [
+    (("?", "?"), ("?", "?"), ("?", "?"), [], (4, 7), (6, 3),
+     "contracting dimensions differ: lhs has K=7, rhs has K=6"),
+    (("?", 8, 16), ("?", 16, 5), ("?", 8, 5), [], (3, 8, 16), (2, 16, 5),
+     "batch sizes differ: lhs has 3 matrices, rhs has 2 (only a static 1 broadcasts)"),
+    (("?", 8, 16), ("?", 16, 5), ("?", 8, 5), [], (3, 8, 16), (1, 16, 5),  # a run-time 1
+     "batch sizes differ: lhs has 3 matrices, rhs has 1"),
+    (("?", 16), (16, 5), (9, 5), [], (8, 16), (16, 5),
+     "an operand gives size 8 where the result has static size 9"),
+    ((16, "?"), ("?", "?"), (8, 8), ["a_trans", "b_trans"], (16, 8), (8, 17),
+     "contracting dimensions differ: lhs has K=16, rhs has K=17"),
+])
+def test_matmul_dynamic_sizes_are_checked(ctx: ir.Context, a_shape, b_shape, c_shape, attrs,  # type: ignore[no-untyped-def]
+                                          a_real, b_real, message: str) -> None:
+    """Dynamic sizes that cannot be multiplied are a ValueError naming the op's location;
+    a K larger than the other operand's used to read past its end (silently)."""
+    a = np.ones(a_real, np.float32)
+    b = np.ones(b_real, np.float32)
+    rows = a_real[-1] if "a_trans" in attrs else a_real[-2]
+    cols = b_real[-2] if "b_trans" in attrs else b_real[-1]
+    real_c = tuple(c if c != "?" else r for c, r in
+                   zip(c_shape, (*a_real[:-2], rows, cols)[-len(c_shape):]))
+    out = np.zeros(real_c, np.float32)
+    with pytest.raises(ValueError, match=r"dsl.matmul at .*: " + re.escape(message)):
+        run_text(_matmul_text(a_shape, b_shape, c_shape, "f32", "f32", attrs), [a, b], [out])
+    assert not out.any()  # nothing computed
 
 
 def test_matmul_dynamic_b_trans(ctx: ir.Context) -> None:

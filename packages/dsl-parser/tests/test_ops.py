@@ -77,12 +77,45 @@ def test_matmul_rank_and_out_dtype_errors() -> None:
         @pl.function
         def f(a: pl.Tensor[[64], pl.FP16]):
             return pl.matmul(a, a)
-    """, 4, 22, ["must be 2-D"])
+    """, 4, 22, ["must be 2-D matrices or 3-D batches of matrices"])
     raises_at(ParserTypeError, """
         @pl.function
         def f(a: pl.Tensor[[4, 4], pl.FP32]):
             return pl.matmul(a, a, out_dtype=pl.FP16)
     """, 4, 38, ["at least as wide"])
+
+
+def test_batched_matmul_types_and_broadcasting() -> None:
+    f = fn("""
+        @pl.function
+        def f(x: pl.Tensor[[8, 64, 128], pl.FP32], w: pl.Tensor[[128, 32], pl.FP32],
+              one: pl.Tensor[[1, 32, 128], pl.FP32]):
+            a = pl.matmul(x, w)
+            b = pl.matmul(x, one, b_trans=True)
+            c = pl.matmul(w, x, a_trans=True, b_trans=True)
+            return a, b, c
+    """)
+    text = str(f)
+    assert "dsl.matmul %arg0, %arg1 : tensor<8x64x128xf32>, tensor<128x32xf32> -> " \
+           "tensor<8x64x32xf32>" in text
+    assert "dsl.matmul %arg0, %arg2 {b_trans} : tensor<8x64x128xf32>, tensor<1x32x128xf32> -> " \
+           "tensor<8x64x32xf32>" in text
+    assert "dsl.matmul %arg1, %arg0 {a_trans, b_trans} : tensor<128x32xf32>, " \
+           "tensor<8x64x128xf32> -> tensor<8x32x64xf32>" in text
+    assert "pl.matmul(x, one, b_trans=True)" in f.as_python()
+
+
+def test_batched_matmul_errors() -> None:
+    raises_at(ParserTypeError, """
+        @pl.function
+        def f(a: pl.Tensor[[4, 8, 16], pl.FP32], b: pl.Tensor[[3, 16, 8], pl.FP32]):
+            return pl.matmul(a, b)
+    """, 4, 25, ["batch sizes differ", "only a static 1 or a 2-D operand broadcasts"])
+    raises_at(ParserTypeError, """
+        @pl.function
+        def f(a: pl.Tensor[[2, 4, 8, 16], pl.FP32]):
+            return pl.matmul(a, a)
+    """, 4, 22, ["must be 2-D matrices or 3-D batches of matrices", "[2, 4, 8, 16]"])
 
 
 def test_cast_slice_create_full_dim_const() -> None:

@@ -49,8 +49,40 @@ func.func @matmul_k_trans(%a: tensor<64x128xf16>, %b: tensor<64x32xf16>) {
 // -----
 
 func.func @matmul_result(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>) {
-  // expected-error @+1 {{'dsl.matmul' op result shape must be 64x32 (M x N), got tensor<32x64xf32>}}
+  // expected-error @+1 {{'dsl.matmul' op result matrices must be 64x32 (M x N), got tensor<32x64xf32>}}
   %0 = dsl.matmul %a, %b : tensor<64x128xf32>, tensor<128x32xf32> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batches(%a: tensor<4x8x16xf32>, %b: tensor<3x16x8xf32>) {
+  // expected-error @+1 {{'dsl.matmul' op batch sizes differ: lhs tensor<4x8x16xf32> and rhs tensor<3x16x8xf32> (only a static 1 or a 2-D operand broadcasts)}}
+  %0 = dsl.matmul %a, %b : tensor<4x8x16xf32>, tensor<3x16x8xf32> -> tensor<4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batched_result_rank(%a: tensor<4x8x16xf32>, %b: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dsl.matmul' op result must be 3-D (a batch of matrices), got tensor<8x8xf32>}}
+  %0 = dsl.matmul %a, %b : tensor<4x8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch_of_result(%a: tensor<1x8x16xf32>, %b: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dsl.matmul' op result batch size must be 1, got tensor<2x8x8xf32>}}
+  %0 = dsl.matmul %a, %b : tensor<1x8x16xf32>, tensor<16x8xf32> -> tensor<2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank4(%a: tensor<2x4x8x16xf32>, %b: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dsl.matmul' op operand #0 must be}}
+  %0 = dsl.matmul %a, %b : tensor<2x4x8x16xf32>, tensor<16x8xf32> -> tensor<2x4x8x8xf32>
   return
 }
 
@@ -81,7 +113,7 @@ func.func @matmul_dtypes(%a: tensor<4x4xf32>, %b: tensor<4x4xf16>) {
 // -----
 
 func.func @matmul_rank(%a: tensor<4xf32>, %b: tensor<4x4xf32>) {
-  // expected-error @+1 {{operand #0 must be 2D tensor}}
+  // expected-error @+1 {{operand #0 must be 2D/3D tensor}}
   %0 = dsl.matmul %a, %b : tensor<4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
   return
 }

@@ -37,6 +37,18 @@ func.func @matmul(%a: tensor<64x128xf16>, %b: tensor<64x128xf16>, %c: tensor<128
   return %0 : tensor<64x64xf32>
 }
 
+// Batched: 3-D operands, a 2-D operand or a static batch of 1 broadcast.
+// CHECK-LABEL: func.func @batched_matmul
+func.func @batched_matmul(%x: tensor<8x64x128xf32>, %w: tensor<128x32xf32>, %o: tensor<1x32x128xf32>, %d: tensor<?x?x?xf16>) -> tensor<8x64x32xf32> {
+  // CHECK: dsl.matmul %{{.*}}, %{{.*}} : tensor<8x64x128xf32>, tensor<128x32xf32> -> tensor<8x64x32xf32>
+  %0 = dsl.matmul %x, %w : tensor<8x64x128xf32>, tensor<128x32xf32> -> tensor<8x64x32xf32>
+  // CHECK: dsl.matmul %{{.*}}, %{{.*}} {b_trans} : tensor<8x64x128xf32>, tensor<1x32x128xf32> -> tensor<8x64x32xf32>
+  %1 = dsl.matmul %x, %o {b_trans} : tensor<8x64x128xf32>, tensor<1x32x128xf32> -> tensor<8x64x32xf32>
+  // CHECK: dsl.matmul %{{.*}}, %{{.*}} {a_trans} : tensor<?x?x?xf16>, tensor<?x?x?xf16> -> tensor<?x?x?xf32>
+  %2 = dsl.matmul %d, %d {a_trans} : tensor<?x?x?xf16>, tensor<?x?x?xf16> -> tensor<?x?x?xf32>
+  return %0 : tensor<8x64x32xf32>
+}
+
 // CHECK-LABEL: func.func @constructors
 func.func @constructors(%n: index, %v: f32) -> tensor<?x4xf32> {
   // CHECK: dsl.create_tensor : tensor<2x3xi8>

@@ -11,8 +11,26 @@ using namespace mlir::dsl::diag;
 // MatmulOp
 //===----------------------------------------------------------------------===//
 
+/// Dimension `i` (0: rows, 1: columns) of the matrices of `t` (the last two
+/// dimensions), swapped when `transposed`.
 static int64_t dimOf(RankedTensorType t, bool transposed, unsigned i) {
-  return t.getDimSize(transposed ? 1 - i : i);
+  int64_t rows = t.getRank() - 2;
+  return t.getDimSize(rows + (transposed ? 1 - i : i));
+}
+
+/// The batch size of a batched matmul's result from its operands' (rank 3:
+/// the leading dimension; a static 1 or a 2-D operand broadcasts), or
+/// failure when two batch sizes cannot match.
+static FailureOr<int64_t> batchOf(RankedTensorType a, RankedTensorType b) {
+  int64_t ba = a.getRank() == 3 ? a.getDimSize(0) : 1;
+  int64_t bb = b.getRank() == 3 ? b.getDimSize(0) : 1;
+  if (ba == 1)
+    return bb;
+  if (bb == 1)
+    return ba;
+  if (!dimsCompatible(ba, bb))
+    return failure();
+  return ShapedType::isDynamic(ba) ? bb : ba;
 }
 
 LogicalResult MatmulOp::verify() {
@@ -41,10 +59,26 @@ LogicalResult MatmulOp::verify() {
            << " contributes K=" << dimStr(ka) << " but rhs " << typeStr(b)
            << (getBTrans() ? " (transposed)" : "")
            << " contributes K=" << dimStr(kb);
-  if (!dimsCompatible(c.getDimSize(0), m) ||
-      !dimsCompatible(c.getDimSize(1), n))
-    return emitOpError("result shape must be ")
+  bool batched = a.getRank() == 3 || b.getRank() == 3;
+  if (c.getRank() != (batched ? 3 : 2))
+    return emitOpError("result must be ")
+           << (batched ? "3-D (a batch of matrices)" : "2-D") << ", got "
+           << typeStr(c);
+  int64_t rows = c.getRank() - 2;
+  if (!dimsCompatible(c.getDimSize(rows), m) ||
+      !dimsCompatible(c.getDimSize(rows + 1), n))
+    return emitOpError("result matrices must be ")
            << dimStr(m) << "x" << dimStr(n) << " (M x N), got " << typeStr(c);
+  if (!batched)
+    return success();
+  FailureOr<int64_t> batch = batchOf(a, b);
+  if (failed(batch))
+    return emitOpError("batch sizes differ: lhs ")
+           << typeStr(a) << " and rhs " << typeStr(b)
+           << " (only a static 1 or a 2-D operand broadcasts)";
+  if (!dimsCompatible(c.getDimSize(0), *batch))
+    return emitOpError("result batch size must be ")
+           << dimStr(*batch) << ", got " << typeStr(c);
   return success();
 }
 

@@ -39,6 +39,7 @@ def Dsl_FloatElement : AnyTypeOf<[F16, BF16, F32, F64], "f16, bf16, f32 or f64">
 def Dsl_Tensor : RankedTensorOf<[Dsl_Element]>;
 def Dsl_FloatTensor : RankedTensorOf<[Dsl_FloatElement]>;
 def Dsl_Tensor2D : 2DTensorOf<[Dsl_Element]>;
+def Dsl_Tensor2DOr3D : TensorRankOf<[Dsl_Element], [2, 3]>;
 def Dsl_I64Tensor : RankedTensorOf<[I64]>;
 def Dsl_TensorOrScalar
     : AnyTypeOf<[Dsl_Tensor, Dsl_Element],
@@ -399,23 +400,30 @@ def Dsl_AssembleOp : Dsl_Op<"assemble"> {
 //===----------------------------------------------------------------------===//
 
 def Dsl_MatmulOp : Dsl_Op<"matmul"> {
-  let summary = "2-D matrix multiplication with optional transposes";
+  let summary = "matrix multiplication (2-D or batched 3-D) with optional transposes";
   let description = [{
-    `result = op(lhs) x op(rhs)` where `op` transposes its operand when the
-    matching unit attribute (`a_trans`, `b_trans`) is present. The result
-    element type is given by the result type: f16 inputs may accumulate into
-    f32; it must be of the same kind (float/integer) and at least as wide.
-    `is_unsigned` (integer elements only) zero-extends the operands to a wider
-    result instead of sign-extending them.
+    `result = op(lhs) x op(rhs)` where `op` transposes the last two dimensions
+    of its operand when the matching unit attribute (`a_trans`, `b_trans`) is
+    present. The result element type is given by the result type: f16 inputs
+    may accumulate into f32; it must be of the same kind (float/integer) and
+    at least as wide. `is_unsigned` (integer elements only) zero-extends the
+    operands to a wider result instead of sign-extending them.
+
+    Batched: with a 3-D operand the leading dimension is a batch of matrices
+    and the result is 3-D. A 2-D operand is used for every batch, and so is a
+    3-D one whose batch size is a static 1 (numpy's broadcasting); otherwise
+    the batch sizes must be equal (dynamic ones are checked at run time, as
+    are dynamic contracting sizes: a mismatch is a ValueError).
 
     ```mlir
     %c = dsl.matmul %a, %b {b_trans} : tensor<64x128xf16>, tensor<64x128xf16> -> tensor<64x64xf32>
+    %d = dsl.matmul %x, %w : tensor<8x64x128xf32>, tensor<128x32xf32> -> tensor<8x64x32xf32>
     ```
   }];
-  let arguments = (ins Dsl_Tensor2D:$lhs, Dsl_Tensor2D:$rhs,
+  let arguments = (ins Dsl_Tensor2DOr3D:$lhs, Dsl_Tensor2DOr3D:$rhs,
                        UnitAttr:$a_trans, UnitAttr:$b_trans,
                        UnitAttr:$is_unsigned);
-  let results = (outs Dsl_Tensor2D:$result);
+  let results = (outs Dsl_Tensor2DOr3D:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
