@@ -13,7 +13,11 @@ GFLOP/s of single-threaded OpenBLAS (a practical compute peak).
 A second table times the run-time checks of sizes and offsets (docs/mlir.md): the
 same kernel with sizes or offsets known only at run time, and with static ones.
 
-Run: python bench/kernels.py   (under 2 minutes; numba columns when numba is installed)
+Every row also prints its share of the bound and the compile time of the kernel (parse +
+lower + JIT), and the table starts with the CPU and its vector ISA (AVX-512 or AVX2: the
+matmul figures depend on it).
+
+Run: python bench/kernels.py   (about 3 minutes; numba columns when numba is installed)
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ def timeit(fn: Callable[[], object], min_time: float = 0.4, max_reps: int = 50) 
 #: The thread pool of `dsl-to-llvm-cpu{parallel}` (built beside the CAPI library).
 ASYNC_RUNTIME = os.path.join(os.path.dirname(dsl_mlir.ir.__file__), "_mlir_libs", "libdsl_async_runtime.so")
 PARALLEL = False  # set by main() for the "(2 threads)" rows
+LAST_COMPILE = 0.0  # seconds: parse + lower + JIT of the latest compile_kernel
 
 
 #: LLVM IR passes of the JIT, as dsl-runtime uses them (`BENCH_LLVM=default` compares
@@ -68,12 +73,15 @@ _PACKED = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
 def compile_kernel(text: str, name: str, arrays: Sequence[np.ndarray | int]) -> Callable[[], None]:
     """Lower + JIT `text` as dsl-runtime does; a zero-argument callable running `name` on
     `arrays` (ints are `index` scalars)."""
+    start = time.perf_counter()
     with dsl_mlir.context():
         options = {"internalize-entries": True, **({"parallel": True} if PARALLEL else {})}
         lowered = dsl_mlir.lower(dsl_mlir.parse_module(text), options=options)
         engine = dsl_mlir.jit(lowered, shared_libs=[ASYNC_RUNTIME] if PARALLEL else [],
                               llvm_passes=LLVM_PASSES)
     fn = _PACKED(engine.raw_lookup(f"_mlir_ciface_{name}"))
+    global LAST_COMPILE
+    LAST_COMPILE = time.perf_counter() - start
     descs = [ctypes.c_int64(a) if isinstance(a, int) else get_ranked_memref_descriptor(a)
              for a in arrays]
     ptrs = [d if isinstance(d, ctypes.c_int64) else ctypes.pointer(d) for d in descs]
@@ -97,12 +105,17 @@ class Row:
     unit: str    # "GB/s" or "GFLOP/s"
     bound: float
     numba: float | None = None  # seconds, where numba has an equivalent
+    compile: float = 0.0  # seconds (parse + lower + JIT), set from LAST_COMPILE
+
+    def __post_init__(self) -> None:
+        self.compile = self.compile or LAST_COMPILE
 
     def cells(self) -> list[str]:
         rate = self.work / self.ours / 1e9
         numba = "n/a" if self.numba is None else f"{self.numba * 1e3:.2f}"
         return [self.kernel, self.size, f"{self.ours * 1e3:.2f}", f"{self.numpy * 1e3:.2f}", numba,
-                f"{self.numpy / self.ours:.2f}x", f"{rate:.1f} {self.unit}", f"{self.bound:.1f} {self.unit}"]
+                f"{self.numpy / self.ours:.2f}x", f"{rate:.1f} {self.unit}", f"{self.bound:.1f} {self.unit}",
+                f"{100 * rate / self.bound:.0f}%" if self.bound else "", f"{self.compile * 1e3:.0f}"]
 
 
 def numba_time(kernel: Callable[..., None], *arrays: np.ndarray) -> float | None:
@@ -179,18 +192,80 @@ def bench_chain(bw: float) -> Row:
 
 
 def bench_matmul(n: int, blas_peak: list[float]) -> Row:
-    t = tensor([n, n])
-    a, b = RNG.standard_normal((n, n)).astype(np.float32), RNG.standard_normal((n, n)).astype(np.float32)
-    c = np.empty((n, n), np.float32)
-    call = compile_kernel(f"""func.func @mm(%a: {t}, %b: {t}) -> {t} {{
-      %0 = dsl.matmul %a, %b : {t}, {t} -> {t}
-      return %0 : {t} }}""", "mm", [a, b, c])
+    """Square f32 matmul; numpy's time sets the GFLOP/s bound (single-threaded OpenBLAS)."""
+    row = bench_matmul_case("matmul", n, n, n, blas_peak)
+    blas_peak.append(2.0 * n**3 / row.numpy / 1e9)
+    row.bound = max(blas_peak)
+    return row
+
+
+def _to_bf16(x: np.ndarray) -> np.ndarray:
+    """float32 -> bf16 bit patterns (round to nearest even), as uint16."""
+    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def _from_bf16(x: np.ndarray) -> np.ndarray:
+    return (x.astype(np.uint32) << 16).view(np.float32)
+
+
+def bench_matmul_case(label: str, m: int, n: int, k: int, blas_peak: list[float], elt: str = "f32",
+                      a_trans: bool = False, b_trans: bool = False, dynamic: bool = False,
+                      batch: int | None = None) -> Row:
+    """One matmul variant against numpy's matmul of the same f32 values (for fp16/bf16
+    inputs numpy multiplies f32 copies made before timing: numpy has no fast fp16 matmul)."""
+    lead = (batch,) if batch else ()
+    a_shape = (*lead, k, m) if a_trans else (*lead, m, k)
+    b_shape = (*lead, n, k) if b_trans else (*lead, k, n)
+    c_shape = (*lead, m, n)
+    a32 = RNG.standard_normal(a_shape).astype(np.float32)
+    b32 = RNG.standard_normal(b_shape).astype(np.float32)
+    if elt == "f16":
+        a, b = a32.astype(np.float16), b32.astype(np.float16)
+        a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    elif elt == "bf16":
+        a, b = _to_bf16(a32), _to_bf16(b32)
+        a32, b32 = _from_bf16(a), _from_bf16(b)
+    else:
+        a, b = a32, b32
+
+    def ttype(shape: Sequence[int], e: str) -> str:
+        return "tensor<" + "".join(("?" if dynamic else str(d)) + "x" for d in shape) + e + ">"
+
+    ta, tb, tc = ttype(a_shape, elt), ttype(b_shape, elt), ttype(c_shape, "f32")
+    attrs = [name for name, on in (("a_trans", a_trans), ("b_trans", b_trans)) if on]
+    attr = " {" + ", ".join(attrs) + "}" if attrs else ""
+    c = np.empty(c_shape, np.float32)
+    call = compile_kernel(f"""func.func @mm(%a: {ta}, %b: {tb}) -> {tc} {{
+      %0 = dsl.matmul %a, %b{attr} : {ta}, {tb} -> {tc}
+      return %0 : {tc} }}""", "mm", [a, b, c])
     call()
-    np.testing.assert_allclose(c, a @ b, rtol=2e-3, atol=2e-3)
-    ours, ref = timeit(call), timeit(lambda: np.matmul(a, b, out=c))
-    flops = 2.0 * n**3
-    blas_peak.append(flops / ref / 1e9)
-    return Row("matmul", f"{n}^3 f32", ours, ref, flops, "GFLOP/s", max(blas_peak))
+    lhs = a32.swapaxes(-1, -2) if a_trans else a32
+    rhs = b32.swapaxes(-1, -2) if b_trans else b32
+    np.testing.assert_allclose(c, lhs @ rhs, rtol=2e-3, atol=2e-3)
+    ours, ref = timeit(call), timeit(lambda: np.matmul(lhs, rhs, out=c))
+    flops = 2.0 * m * n * k * (batch or 1)
+    size = f"{batch}x" if batch else ""
+    size += f"{m}^3" if m == n == k else f"{m}x{n}x{k}"
+    size += f" {elt}" + (", dynamic" if dynamic else "")
+    return Row(label, size, ours, ref, flops, "GFLOP/s", max(blas_peak, default=0.0))
+
+
+def matmul_rows(blas_peak: list[float]) -> list[Row]:
+    """The matmul variants of issue 15: sizes, transposes, odd and dynamic shapes, 16-bit
+    inputs with f32 accumulation, batches."""
+    rows = [bench_matmul(512, blas_peak), bench_matmul(1024, blas_peak), bench_matmul(2048, blas_peak)]
+    for label, kw in (("matmul A^T", {"a_trans": True}), ("matmul B^T", {"b_trans": True}),
+                      ("matmul A^T B^T", {"a_trans": True, "b_trans": True}),
+                      ("matmul", {"dynamic": True}), ("matmul fp16 -> f32", {"elt": "f16"}),
+                      ("matmul bf16 -> f32", {"elt": "bf16"})):
+        rows.append(bench_matmul_case(label, 512, 512, 512, blas_peak, **kw))  # type: ignore[arg-type]
+    rows += [bench_matmul_case("matmul (odd)", 257, 255, 253, blas_peak),
+             bench_matmul_case("matmul (odd)", 257, 255, 253, blas_peak, dynamic=True),
+             bench_matmul_case("matmul (small odd)", 17, 33, 29, blas_peak),
+             bench_matmul_case("batched matmul", 256, 256, 256, blas_peak, batch=16),
+             bench_matmul_case("batched matmul", 64, 64, 64, blas_peak, batch=256)]
+    return rows
 
 
 SOFTMAX = """func.func @softmax(%x: {t}) -> {t} {{
@@ -329,6 +404,25 @@ def bench_checks(n: int) -> list[CheckRow]:
     return rows
 
 
+def cpu_description() -> str:
+    """The CPU model and the widest vector ISA it has (what the figures were measured on)."""
+    model, flags = "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    model = value.strip()
+                elif key.strip() == "flags":
+                    flags = set(value.split())
+                    break
+    except OSError:
+        pass
+    isa = next((name for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("sse4_2", "SSE4.2"))
+                if flag in flags), "no x86 vector ISA found")
+    return f"{model}, {os.cpu_count()} logical CPUs, vector ISA {isa}" + (" + FMA" if "fma" in flags else "")
+
+
 def print_table(header: list[str], rows: list[list[str]]) -> None:
     table = [header, *rows]
     widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
@@ -342,24 +436,30 @@ def main() -> None:
     global PARALLEL
     bw = copy_bandwidth()
     blas_peak: list[float] = []
-    results = [bench_add(bw), bench_chain(bw), bench_matmul(512, blas_peak), bench_matmul(1024, blas_peak),
+    results = [bench_add(bw), bench_chain(bw), *matmul_rows(blas_peak),
                bench_softmax(4096, 1024, bw), bench_layernorm(4096, 1024, bw),
+               bench_softmax(1151, 8192, bw), bench_layernorm(1151, 8192, bw),
                bench_column_sum(4096, 1024, bw), bench_column_sum(100_000, 64, bw),
                bench_column_sum(64, 100_000, bw)]
     if os.path.exists(ASYNC_RUNTIME) and (os.cpu_count() or 1) > 1:
         PARALLEL = True
         threads = f" ({os.cpu_count()} thr)"
-        for extra in (bench_chain(bw), bench_matmul(1024, blas_peak), bench_softmax(4096, 1024, bw)):
+        for extra in (bench_chain(bw), bench_matmul(1024, blas_peak), bench_softmax(4096, 1024, bw),
+                      bench_layernorm(4096, 1024, bw)):
             extra.kernel += threads
             results.append(extra)
     PARALLEL = False
     checks = [*bench_checks(1024), *bench_checks(N)]
-    header = ["kernel", "size", "ours (ms)", "numpy (ms)", "numba (ms)", "numpy/ours", "ours", "machine bound"]
+    header = ["kernel", "size", "ours (ms)", "numpy (ms)", "numba (ms)", "numpy/ours", "ours", "machine bound",
+              "% of bound", "compile (ms)"]
+    print(f"CPU: {cpu_description()}\n")
     print_table(header, [r.cells() for r in results])
     print(f"\nmemory bound: numpy copy of 256 MB, {bw:.1f} GB/s (read + write); "
           "matmul bound: single-threaded OpenBLAS; numpy uses out= buffers, OPENBLAS_NUM_THREADS=1;\n"
           "column sums count the bytes read (a 16 MB matrix partly stays in the caches);\n"
-          "(N thr) rows: dsl-to-llvm-cpu{parallel=true} on libdsl_async_runtime.so, numpy still single-threaded\n")
+          "(N thr) rows: dsl-to-llvm-cpu{parallel=true} on libdsl_async_runtime.so, numpy still single-threaded;\n"
+          "fp16/bf16 rows: numpy multiplies f32 copies of the same values (made before timing);\n"
+          "compile: parse + lower + JIT of the kernel, in this process\n")
     print_table(["run-time checks", "size", "checked (us)", "static (us)", "ratio", "cost/call"],
                 [r.cells() for r in checks])
     print("\nchecked: sizes/offsets known at run time, checked once per op (docs/mlir.md); static: the "
