@@ -82,6 +82,25 @@ func.func @matmul_dynamic_blocks(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: t
 
 // -----
 
+// A transposing elementwise op: square tiles (16 in both loops), so that the
+// input is read along its rows; the 4 remaining rows of 20 are peeled.
+// CHECK-LABEL: func.func @transposing
+// CHECK: scf.for %{{.*}} = %c0 to %c48 step %c16
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x16xf32>) outs(%{{.*}} : tensor<16x16xf32>) attrs = {dsl.vector_sizes = array<i64: 16, 16>}
+// CHECK: scf.for %{{.*}} = %c0 to %c48 step %c16
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x4xf32>) outs(%{{.*}} : tensor<4x16xf32>) attrs = {dsl.vector_sizes = array<i64: 16, 16>}
+func.func @transposing(%a: tensor<48x20xf32>, %c: tensor<20x48xf32>) -> tensor<20x48xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<48x20xf32>) outs(%c : tensor<20x48xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.negf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<20x48xf32>
+  return %0 : tensor<20x48xf32>
+}
+
+// -----
+
 // Left alone: a two-result reduction (argmax) and ops on i1 tensors.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.for

@@ -40,6 +40,21 @@ func.func @matmul_edge(%a: tensor<12x8xf32>, %b: tensor<8x39xf32>) -> tensor<12x
 
 // -----
 
+// A transposing copy: 16x16 tiles, each read as 16 contiguous rows and
+// transposed in registers (16x16 shuffle lowering), not gathered by columns.
+// VEC-LABEL: func.func @transpose
+// VEC: vector.transfer_read {{.*}} : tensor<64x32xf32>, vector<16x16xf32>
+// VEC: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-LABEL: func.func @transpose
+// CHECK-NOT: vector.transpose
+// CHECK: vector.shuffle
+func.func @transpose(%a: tensor<64x32xf32>) -> tensor<32x64xf32> {
+  %0 = dsl.transpose %a [1, 0] : tensor<64x32xf32> -> tensor<32x64xf32>
+  return %0 : tensor<32x64xf32>
+}
+
+// -----
+
 // Dynamic sizes: full tiles in the peeled main loop, a masked remainder.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: scf.for
