@@ -174,6 +174,9 @@ def test_unknown_option_names_the_option_it_resembles() -> None:
      "dsl-to-llvm-cpu: matmul-tile-sizes must be at most 64,256,64 with M*N*K at most 16384"),
     ({"matmul-tile-sizes": "64,256,2"}, "with M*N*K at most 16384"),
     ({"matmul-k-block": -1}, "dsl-to-llvm-cpu: matmul-k-block must be in 0..1048576, got -1"),
+    ({"matmul-n-block": 1 << 21}, "dsl-to-llvm-cpu: matmul-n-block must be in 0..1048576, got 2097152"),
+    ({"target-vector-bits": 384},
+     "dsl-to-llvm-cpu: target-vector-bits must be 0 (this host), 128, 256 or 512, got 384"),
     ({"num-threads": 100000}, "dsl-to-llvm-cpu: num-threads must be in 0..4096, got 100000"),
 ])
 def test_every_cpu_option_is_checked(options: dict[str, object], message: str) -> None:

@@ -254,8 +254,9 @@ def _matmul_text(a_shape, b_shape, c_shape, elt: str, acc: str, attrs: list[str]
 @pytest.mark.parametrize(("m", "k", "n"), [(13, 300, 600), (25, 257, 289), (12, 9, 39), (3, 520, 31)])
 @pytest.mark.parametrize("dynamic", [False, True])
 @pytest.mark.parametrize(("a_trans", "b_trans"), [(False, False), (True, True)])
+@pytest.mark.parametrize("bits", [512, 256])
 def test_matmul_cache_blocks_and_edge_tiles(ctx: ir.Context, m: int, k: int, n: int, dynamic: bool,
-                                            a_trans: bool, b_trans: bool) -> None:
+                                            a_trans: bool, b_trans: bool, bits: int) -> None:
     """N and K blocks of 256 with partial blocks (peeled when static, not when dynamic),
     edge tiles of 7, 31 and 1 columns (masked to a power of two), transposed operands
     (copied row-major first), against numpy."""
@@ -264,7 +265,8 @@ def test_matmul_cache_blocks_and_edge_tiles(ctx: ir.Context, m: int, k: int, n: 
     shape = (lambda s: ("?",) * len(s)) if dynamic else (lambda s: s)
     attrs = [name for name, on in (("a_trans", a_trans), ("b_trans", b_trans)) if on]
     out = np.full((m, n), np.nan, np.float32)
-    run_text(_matmul_text(shape(a.shape), shape(b.shape), shape((m, n)), "f32", "f32", attrs), [a, b], [out])
+    run_text(_matmul_text(shape(a.shape), shape(b.shape), shape((m, n)), "f32", "f32", attrs), [a, b], [out],
+             options={"target-vector-bits": bits})
     ref = (a.T if a_trans else a).astype(np.float64) @ (b.T if b_trans else b).astype(np.float64)
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
 
@@ -391,7 +393,9 @@ def test_matmul_dynamic_m(ctx: ir.Context) -> None:
 
 
 @pytest.mark.parametrize("options", [{"matmul-tile-sizes": "4,16,2"}, {"matmul-tile-sizes": "6,64,1"},
-                                     {"matmul-k-block": 32}, {"vectorize": False}])
+                                     {"matmul-k-block": 32}, {"matmul-n-block": 8}, {"vectorize": False},
+                                     {"target-vector-bits": 256}, {"target-vector-bits": 128},
+                                     {"target-vector-bits": 512}])
 def test_matmul_pipeline_options(ctx: ir.Context, options) -> None:  # type: ignore[no-untyped-def]
     a, b = RNG.standard_normal((45, 70)).astype(np.float64), RNG.standard_normal((70, 21)).astype(np.float64)
     ta, tb, tc = tensor_type(a.shape, "f64"), tensor_type(b.shape, "f64"), tensor_type((45, 21), "f64")

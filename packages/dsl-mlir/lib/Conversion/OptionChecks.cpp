@@ -205,6 +205,13 @@ std::string dsl::checkVectorSize(StringRef owner, int64_t size) {
   return "";
 }
 
+std::string dsl::checkTargetVectorBits(StringRef owner, int64_t bits) {
+  if (bits != 0 && bits != 128 && bits != 256 && bits != 512)
+    return optionRangeError(owner, "target-vector-bits",
+                            "0 (this host), 128, 256 or 512", Twine(bits));
+  return "";
+}
+
 std::string dsl::checkMatmulTileSizes(StringRef owner,
                                       ArrayRef<int64_t> sizes) {
   if (sizes.empty())

@@ -63,6 +63,11 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       *this, "num-threads",
       llvm::cl::desc("Threads to split work for (0: ask the runtime)"),
       llvm::cl::init(0)};
+  Option<int64_t> targetVectorBits{
+      *this, "target-vector-bits",
+      llvm::cl::desc("Vector register width the default matmul register tile "
+                     "is sized for (512, 256, 128; 0: this host's)"),
+      llvm::cl::init(0)};
   Option<bool> internalizeEntries{
       *this, "internalize-entries",
       llvm::cl::desc("Keep only the _mlir_ciface_ entries of public functions "
@@ -113,6 +118,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
     p += "func.func(dsl-tile{vector-size=" + std::to_string(opts.vectorSize);
     p += " matmul-k-block=" + std::to_string(opts.matmulKBlock);
     p += " matmul-n-block=" + std::to_string(opts.matmulNBlock);
+    p += " target-vector-bits=" + std::to_string(opts.targetVectorBits);
     if (opts.parallel)
       p += " parallel num-threads=" + std::to_string(opts.numThreads);
     if (!opts.matmulTileSizes.empty())
@@ -163,6 +169,7 @@ constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
     {"matmul-n-block", dsl::OptionKind::Int},
     {"parallel", dsl::OptionKind::Bool},
     {"num-threads", dsl::OptionKind::Int},
+    {"target-vector-bits", dsl::OptionKind::Int},
     {"internalize-entries", dsl::OptionKind::Bool},
     {"boundscheck", dsl::OptionKind::Bool},
     {"approximate-math", dsl::OptionKind::Bool},
@@ -179,7 +186,8 @@ std::string checkCpuOptions(const CpuPipelineOptions &opts) {
                            1 << 20),
         dsl::checkIntRange(owner, "matmul-n-block", opts.matmulNBlock, 0,
                            1 << 20),
-        dsl::checkIntRange(owner, "num-threads", opts.numThreads, 0, 4096)})
+        dsl::checkIntRange(owner, "num-threads", opts.numThreads, 0, 4096),
+        dsl::checkTargetVectorBits(owner, opts.targetVectorBits)})
     if (!error.empty())
       return error;
   return "";

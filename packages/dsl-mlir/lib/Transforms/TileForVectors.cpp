@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <thread>
 
@@ -155,7 +156,8 @@ struct DslTileForVectors
         {"matmul-k-block", dsl::OptionKind::Int},
         {"matmul-n-block", dsl::OptionKind::Int},
         {"parallel", dsl::OptionKind::Bool},
-        {"num-threads", dsl::OptionKind::Int}};
+        {"num-threads", dsl::OptionKind::Int},
+        {"target-vector-bits", dsl::OptionKind::Int}};
     if (failed(dsl::checkPassOptionText(getArgument(), options, specs,
                                         errorHandler)) ||
         failed(Base::initializeOptions(options, errorHandler)))
@@ -168,25 +170,44 @@ struct DslTileForVectors
           dsl::checkIntRange(getArgument(), "matmul-n-block", matmulNBlock, 0,
                              1 << 20),
           dsl::checkIntRange(getArgument(), "num-threads", numThreads, 0,
-                             4096)})
+                             4096),
+          dsl::checkTargetVectorBits(getArgument(), targetVectorBits)})
       if (!error.empty())
         return errorHandler(error);
     return success();
   }
 
-  /// The matmul register tile: `matmul-tile-sizes`, or by default 12 rows
-  /// of two 64-byte vectors of the accumulator type (24 of the 32 AVX-512
-  /// registers hold accumulators; 12x32 for f32, 12x16 for f64). When the
-  /// rows of A are a dynamic distance apart, 8 rows: their addresses are then
-  /// a chain of additions, LLVM loads all 12 broadcasts before the FMAs and
-  /// spills accumulators (0.7x -> 1.0x numpy at 512^3 with dynamic sizes).
+  /// The matmul register tile: `matmul-tile-sizes`, or by default sized for
+  /// the vector registers (`target-vector-bits`, 0: this host's):
+  ///  - 512 (AVX-512, 32 registers): 12 rows of two vectors of the accumulator
+  ///    type (24 accumulators; 12x32 for f32, 12x16 for f64). When the rows of
+  ///    A are a dynamic distance apart, 8 rows: their addresses are then a
+  ///    chain of additions, LLVM loads all 12 broadcasts before the FMAs and
+  ///    spills accumulators (0.58x -> 0.99x numpy at 512^3 with dynamic sizes).
+  ///  - 256 or less (AVX2, 16 registers): 6 rows of two vectors (12
+  ///    accumulators, 6x16 for f32): 12x32 spilled to 0.76x of OpenBLAS's AVX2
+  ///    kernels, 6x16 matches them.
   SmallVector<int64_t> registerTile(linalg::LinalgOp op) {
     if (matmulTileSizes.size() == 3)
       return SmallVector<int64_t>(matmulTileSizes.begin(), matmulTileSizes.end());
     Type acc = getElementTypeOrSelf(op.getDpsInits().front().getType());
     int64_t bytes = std::max<int64_t>(1, acc.getIntOrFloatBitWidth() / 8);
+    int64_t vectorBytes = (targetVectorBits > 0 ? targetVectorBits : hostVectorBits()) / 8;
+    int64_t cols = std::max<int64_t>(1, std::min<int64_t>(64, 2 * vectorBytes / bytes));
+    if (vectorBytes < 64)
+      return {6, cols, 1};
     int64_t rows = hasDynamicRowStride(op.getDpsInputOperand(0)->get()) ? 8 : 12;
-    return {rows, std::min<int64_t>(64, 2 * 64 / bytes), 1};
+    return {rows, cols, 1};
+  }
+
+  /// The width of this host's vector registers: 512 with AVX-512F, else 256.
+  static int64_t hostVectorBits() {
+    static const int64_t bits = [] {
+      llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+      auto avx512 = features.find("avx512f");
+      return avx512 != features.end() && avx512->second ? 512 : 256;
+    }();
+    return bits;
   }
 
   /// Whether the rows of `lhs` (a matmul operand, possibly a tile of one) lie

@@ -1,7 +1,7 @@
 // Code quality of dsl-to-llvm-cpu: fusion across broadcasts and scalars,
 // vector code, register-tiled matmul, i1 results as bytes, no runtime calls.
 // RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,canonicalize,func.func(linalg-fuse-elementwise-ops))' | FileCheck %s --check-prefix=FUSE
-// RUN: dsl-opt %s --split-input-file --dsl-to-llvm-cpu | FileCheck %s
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(dsl-to-llvm-cpu{target-vector-bits=512})' | FileCheck %s
 // RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(dsl-to-llvm-cpu{vectorize=false})' | FileCheck %s --check-prefix=SCALAR
 
 // A chain with a scalar and a broadcast row is one loop nest over the
@@ -71,7 +71,7 @@ func.func @views(%x: tensor<8x6xf32>) -> tensor<3x16xf32> {
 
 // parallel: async tasks on the dsl async runtime; the C interface is the
 // same as without it.
-// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(dsl-to-llvm-cpu{parallel=true})' | FileCheck %s --check-prefix=PAR
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(dsl-to-llvm-cpu{parallel=true target-vector-bits=512})' | FileCheck %s --check-prefix=PAR
 // FUSE-LABEL: func.func @parallel_exp
 // PAR-LABEL: llvm.func @parallel_exp
 // PAR: llvm.call @mlirAsyncRuntimeCreateGroup

@@ -1,4 +1,4 @@
-// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{parallel num-threads=2}),canonicalize)' | FileCheck %s
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{parallel num-threads=2 target-vector-bits=512}),canonicalize)' | FileCheck %s
 
 // parallel: the outermost parallel loop becomes an scf.forall around the
 // vector tiles; a matmul is split into one M block per thread (a multiple

@@ -1,5 +1,6 @@
-// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile),canonicalize)' | FileCheck %s
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{target-vector-bits=512}),canonicalize)' | FileCheck %s
 // RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{vector-size=64 matmul-tile-sizes=4,16,2 matmul-k-block=0 matmul-n-block=0}),canonicalize)' | FileCheck %s --check-prefix=OPTS
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{target-vector-bits=256}),canonicalize)' | FileCheck %s --check-prefix=AVX2
 // RUN: %not dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{vector-size=24}))' 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: %not dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-tile{matmul-tile-sizes=8,48,1}))' 2>&1 | FileCheck %s --check-prefix=BADMM
 
@@ -37,6 +38,11 @@ func.func @elementwise(%a: tensor<1000xf32>, %b: tensor<1000xf32>) -> tensor<100
 // CHECK: scf.for %{{.*}} = %c0 to %c256 step %c1
 // CHECK: linalg.matmul {dsl.vector_sizes = array<i64: 12, 32, 1>} ins(%{{.*}}, %{{.*}} : tensor<12x1xf32>, tensor<1x32xf32>)
 // CHECK: linalg.matmul {dsl.vector_sizes = array<i64: 12, 32, 1>} ins(%{{.*}}, %{{.*}} : tensor<4x1xf32>, tensor<1x32xf32>)
+// With 256-bit vectors (AVX2, 16 registers): 6x16x1 tiles (12 accumulators).
+// AVX2-LABEL: func.func @matmul
+// AVX2: scf.for %{{.*}} = %c0 to %c60 step %c6
+// AVX2: scf.for %{{.*}} = %c0 to %c96 step %c16
+// AVX2: linalg.matmul {dsl.vector_sizes = array<i64: 6, 16, 1>} ins(%{{.*}}, %{{.*}} : tensor<6x1xf32>, tensor<1x16xf32>)
 // OPTS-LABEL: func.func @matmul
 // OPTS-NOT: step %c256
 // OPTS: scf.for %{{.*}} = %c0 to %c64 step %c4

@@ -1,6 +1,6 @@
-// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,func.func(dsl-tile),canonicalize,func.func(dsl-vectorize{lower-vector-ops=false}),canonicalize)' | FileCheck %s --check-prefix=VEC
-// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,func.func(dsl-tile),canonicalize,func.func(dsl-vectorize),canonicalize)' | FileCheck %s
-// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,func.func(dsl-tile),canonicalize,func.func(dsl-vectorize{approximate-math=false}),canonicalize)' | FileCheck %s --check-prefix=LIBM
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,func.func(dsl-tile{target-vector-bits=512}),canonicalize,func.func(dsl-vectorize{lower-vector-ops=false}),canonicalize)' | FileCheck %s --check-prefix=VEC
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,func.func(dsl-tile{target-vector-bits=512}),canonicalize,func.func(dsl-vectorize),canonicalize)' | FileCheck %s
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,func.func(dsl-tile{target-vector-bits=512}),canonicalize,func.func(dsl-vectorize{approximate-math=false}),canonicalize)' | FileCheck %s --check-prefix=LIBM
 
 // The register tile of a matmul: the 12x32 accumulator is read before the
 // K loop, carried in registers (iter_args) and written after it; inside,

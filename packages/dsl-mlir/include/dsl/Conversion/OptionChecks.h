@@ -65,6 +65,9 @@ std::string checkMatmulTileSizes(StringRef owner, ArrayRef<int64_t> sizes);
 /// "" when `size` is a valid `vector-size`.
 std::string checkVectorSize(StringRef owner, int64_t size);
 
+/// "" when `bits` is a valid `target-vector-bits` (0: the host's, 128, 256, 512).
+std::string checkTargetVectorBits(StringRef owner, int64_t bits);
+
 } // namespace mlir::dsl
 
 #endif // DSL_CONVERSION_OPTIONCHECKS_H

@@ -337,7 +337,8 @@ def DslTileForVectors : Pass<"dsl-tile", "::mlir::func::FuncOp"> {
     vector code: contractions (matmul) into N and K blocks (`matmul-n-block`,
     `matmul-k-block`: the block of B stays in L2) and
     register tiles of `matmul-tile-sizes` (M, N, K; by default 12 rows of two
-    AVX-512 vectors of the accumulator type: 12x32x1 for f32), row
+    AVX-512 vectors of the accumulator type: 12x32x1 for f32, or 6 rows of two
+    AVX2 vectors, 6x16x1, per `target-vector-bits`), row
     reductions into partial reductions along the row, everything else into tiles of one
     element in every loop but the innermost, which gets `vector-size`
     elements (clamped to static sizes). Loops whose trip count is not a
@@ -371,6 +372,10 @@ def DslTileForVectors : Pass<"dsl-tile", "::mlir::func::FuncOp"> {
     Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
            "Threads the matmul M dimension is split for (0: this machine's "
            "hardware threads)">,
+    Option<"targetVectorBits", "target-vector-bits", "int64_t", /*default=*/"0",
+           "Vector register width the default matmul register tile is sized "
+           "for: 512 (12 rows of two vectors), 256 or 128 (6 rows); 0: this "
+           "host's (512 with AVX-512F, else 256)">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
