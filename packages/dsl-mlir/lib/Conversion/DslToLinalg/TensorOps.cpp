@@ -58,9 +58,10 @@ Value packOperand(OpBuilder &b, Location loc, Value x, bool transposed,
 
 /// The 2-D product `lhs x rhs` (of `op`'s transposes, element type and
 /// signedness) as a linalg.generic contraction of `type` over a zero-filled
-/// destination, both operands packed row-major in the accumulator type.
+/// destination (`dest`, or a new tensor), both operands packed row-major in
+/// the accumulator type.
 Value matrixProduct(OpBuilder &b, Location loc, MatmulOp op, Value lhs,
-                    Value rhs, RankedTensorType type) {
+                    Value rhs, RankedTensorType type, Value dest = {}) {
   Type acc = type.getElementType();
   bool isUnsigned = op.getIsUnsigned();
   // Both operands row-major in the accumulator type (a transposing or
@@ -73,7 +74,7 @@ Value matrixProduct(OpBuilder &b, Location loc, MatmulOp op, Value lhs,
     dyn.push_back(tensor::DimOp::create(b, loc, lhs, 0));
   if (type.isDynamicDim(1))
     dyn.push_back(tensor::DimOp::create(b, loc, rhs, 1));
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), acc, dyn);
+  Value empty = dest ? dest : tensor::EmptyOp::create(b, loc, type.getShape(), acc, dyn);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(acc));
   Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 
@@ -197,7 +198,8 @@ Value matrixOf(OpBuilder &b, Location loc, Value v, Value i) {
 
 /// The whole product: one matrix product, or a loop over the batch with one
 /// per matrix (each packed and tiled as a 2-D matmul: the same per-matrix
-/// speed).
+/// speed), computed in place in its slice of the result (no buffer and no
+/// copy per matrix).
 Value fullProduct(OpBuilder &b, MatmulOp op) {
   Location loc = op.getLoc();
   auto type = op.getResult().getType();
@@ -213,12 +215,15 @@ Value fullProduct(OpBuilder &b, MatmulOp op) {
   auto loop = scf::ForOp::create(
       b, loc, zero, batch, one, ValueRange{init},
       [&](OpBuilder &lb, Location l, Value i, ValueRange acc) {
-        Value c = matrixProduct(lb, l, op, matrixOf(lb, l, op.getLhs(), i),
-                                matrixOf(lb, l, op.getRhs(), i), matrix);
         SmallVector<OpFoldResult> offsets = {i, lb.getIndexAttr(0), lb.getIndexAttr(0)};
-        SmallVector<OpFoldResult> sizes = {lb.getIndexAttr(1), tensor::getMixedSize(lb, l, c, 0),
-                                           tensor::getMixedSize(lb, l, c, 1)};
+        SmallVector<OpFoldResult> sizes = {lb.getIndexAttr(1),
+                                           tensor::getMixedSize(lb, l, acc.front(), 1),
+                                           tensor::getMixedSize(lb, l, acc.front(), 2)};
         SmallVector<OpFoldResult> strides(3, lb.getIndexAttr(1));
+        Value dest = tensor::ExtractSliceOp::create(lb, l, matrix, acc.front(), offsets,
+                                                    sizes, strides);
+        Value c = matrixProduct(lb, l, op, matrixOf(lb, l, op.getLhs(), i),
+                                matrixOf(lb, l, op.getRhs(), i), matrix, dest);
         Value r = tensor::InsertSliceOp::create(lb, l, c, acc.front(), offsets, sizes, strides);
         scf::YieldOp::create(lb, l, r);
       });
