@@ -18,16 +18,45 @@ func.func @matmul(%a: tensor<64x512xf32>, %b: tensor<512x96xf32>, %c: tensor<64x
 
 // Rows of a row reduction are independent tasks.
 // CHECK-LABEL: func.func @row_max
-// CHECK: scf.forall (%{{.*}}) in (100) shared_outs
+// CHECK: scf.forall (%{{.*}}) in (1024) shared_outs
 // CHECK: scf.for {{.*}} step %c16
 // CHECK: dsl.vector_sizes = array<i64: 1, 16>
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
-func.func @row_max(%x: tensor<100x64xf32>, %init: tensor<100xf32>) -> tensor<100xf32> {
+func.func @row_max(%x: tensor<1024x64xf32>, %init: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<1024x64xf32>) outs(%init : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
+
+// -----
+
+// Under 2^16 iterations an op stays on the calling thread: a fork and join of
+// the pool costs more than the work (the fill of a softmax's 4096 row
+// accumulators); dynamic sizes are distributed.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.forall
+// CHECK: scf.for
+// CHECK-LABEL: func.func @dynamic_small
+// CHECK: scf.forall
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @small(%x: tensor<100x64xf32>, %init: tensor<100xf32>) -> tensor<100xf32> {
   %0 = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<100x64xf32>) outs(%init : tensor<100xf32>) {
   ^bb0(%a: f32, %b: f32):
     %m = arith.maximumf %a, %b : f32
     linalg.yield %m : f32
   } -> tensor<100xf32>
   return %0 : tensor<100xf32>
+}
+func.func @dynamic_small(%x: tensor<?x64xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<?x64xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  return %0 : tensor<?xf32>
 }
