@@ -148,9 +148,11 @@ def extension_code() -> tuple[tuple[str, str], ...]:
 def digest(*parts: object) -> str:
     """The disk-cache key: ``parts`` plus every layer's and extension's version and code,
     and the host."""
+    from dsl_parser import extensions
+
+    versions, code = extensions.fingerprints()  # one scan of the entry points for both
     h = hashlib.sha256()
-    for part in (*parts, component_versions(), extension_versions(), extension_code(),
-                 host_target()):
+    for part in (*parts, component_versions(), versions, code, host_target()):
         h.update(repr(part).encode())
         h.update(b"\0")
     return h.hexdigest()

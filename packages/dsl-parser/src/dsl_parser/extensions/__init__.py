@@ -36,6 +36,7 @@ from .registry import deactivate as deactivate
 from .registry import declared_fingerprint as declared_fingerprint
 from .registry import failures as failures
 from .registry import fingerprint as fingerprint
+from .registry import fingerprints as fingerprints
 from .registry import load as load
 from .registry import namespace_of_module as namespace_of_module
 from .rules import BOOL as BOOL
@@ -68,6 +69,7 @@ __all__ = [
     "expose",
     "failures",
     "fingerprint",
+    "fingerprints",
     "load",
     "lower_extensions",
     "markers",

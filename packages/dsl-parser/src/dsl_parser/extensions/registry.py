@@ -227,11 +227,7 @@ def declared_fingerprint() -> tuple[tuple[str, str], ...]:
 
     Cheap (no extension code runs): what a cache key needs before anything is compiled.
     """
-    found = {e.name: e.version or "unversioned" for e in _ACTIVE.values()}
-    for ep in _entry_points():
-        dist = getattr(ep, "dist", None)
-        found.setdefault(ep.name, getattr(dist, "version", None) or "unversioned")
-    return tuple(sorted(found.items()))
+    return fingerprints()[0]
 
 
 def code_fingerprint() -> tuple[tuple[str, str], ...]:
@@ -242,11 +238,22 @@ def code_fingerprint() -> tuple[tuple[str, str], ...]:
     code compiled with the old lowering is not reused. Read once per process and
     package (the code a process runs does not change under it); nothing is imported.
     """
+    return fingerprints()[1]
+
+
+def fingerprints() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """``(declared_fingerprint(), code_fingerprint())`` from one scan of the installed
+    entry points (a scan reads every distribution's metadata: ~4 ms, which a cache key
+    would otherwise pay twice on a process's first call)."""
+    found = {e.name: e.version or "unversioned" for e in _ACTIVE.values()}
     modules = {e.name: e.origin.split(":")[0] for e in _ACTIVE.values()}
     for ep in _entry_points():
+        dist = getattr(ep, "dist", None)
+        found.setdefault(ep.name, getattr(dist, "version", None) or "unversioned")
         modules.setdefault(ep.name, str(ep.value).split(":")[0].strip())
-    return tuple(sorted((name, _package_digest(module.split(".")[0]))
+    code = tuple(sorted((name, _package_digest(module.split(".")[0]))
                         for name, module in modules.items()))
+    return tuple(sorted(found.items())), code
 
 
 _SOURCE_SUFFIXES = (".py", ".so", ".mlir", ".pyd", ".dylib")
