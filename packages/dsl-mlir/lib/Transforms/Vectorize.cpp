@@ -122,6 +122,23 @@ void populateVectorLoweringPatterns(RewritePatternSet &patterns) {
       patterns, vector::VectorTransposeLowering::Shuffle16x16);
 }
 
+/// Moves the loop-invariant, side-effect-free, speculatable ops of `loop`
+/// that touch no tensor or memref (index arithmetic, masks) out of it. Reads
+/// stay: hoisted out of a loop that runs zero times they could read out of
+/// bounds after bufferization.
+void hoistIndexComputations(LoopLikeOpInterface loop) {
+  auto touchesMemory = [](Type t) { return isa<TensorType, BaseMemRefType>(t); };
+  moveLoopInvariantCode(
+      loop.getLoopRegions(),
+      [&](Value v, Region *) { return loop.isDefinedOutsideOfLoop(v); },
+      [&](Operation *op, Region *) {
+        return op->getNumRegions() == 0 && isPure(op) &&
+               llvm::none_of(op->getOperandTypes(), touchesMemory) &&
+               llvm::none_of(op->getResultTypes(), touchesMemory);
+      },
+      [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
+}
+
 struct DslVectorize : dsl::impl::DslVectorizeBase<DslVectorize> {
   using Base::Base;
 
@@ -155,7 +172,12 @@ struct DslVectorize : dsl::impl::DslVectorizeBase<DslVectorize> {
       return signalPassFailure();
 
     // Innermost loops first: a register tile climbs out of K, then further.
+    // Invariant index and mask computations move out first, so that the
+    // subsets they define are invariant too: a masked edge tile's accumulator
+    // then stays in registers across K instead of being read and written per
+    // step (257x255x253 f32: 0.79x -> 1.15x numpy; dynamic 0.59x -> 1.0x).
     fn.walk([&](LoopLikeOpInterface loop) {
+      hoistIndexComputations(loop);
       hoistLoopInvariantSubsets(rewriter, loop);
     });
 
