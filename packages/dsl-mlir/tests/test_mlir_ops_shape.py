@@ -324,6 +324,16 @@ def test_batched_matmul(ctx: ir.Context, a_shape, b_shape, a_trans: bool, b_tran
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
 
 
+def test_batched_matmul_of_a_static_batch_of_one_into_a_dynamic_result(ctx: ir.Context) -> None:
+    """The result's dynamic batch comes from the 3-D operand (a batch of 1 times a 2-D
+    operand): it was read from the 2-D operand's first dimension (its K)."""
+    a = RNG.standard_normal((1, 13, 40)).astype(np.float32)
+    b = RNG.standard_normal((40, 33)).astype(np.float32)
+    out = np.full((1, 13, 33), np.nan, np.float32)
+    run_text(_matmul_text((1, 13, 40), (40, 33), ("?", 13, 33), "f32", "f32", []), [a, b], [out])
+    np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-4)
+
+
 def test_batched_matmul_parallel(ctx: ir.Context) -> None:
     """With `parallel`, each matrix's M blocks run as tasks inside the batch loop."""
     a = RNG.standard_normal((3, 100, 300)).astype(np.float32)

@@ -102,24 +102,23 @@ Value matrixProduct(OpBuilder &b, Location loc, MatmulOp op, Value lhs,
 }
 
 /// Where each dimension of a matmul's result comes from: (operand, dim).
-struct MatmulShape {
-  SmallVector<std::pair<Value, int64_t>, 3> sources;
-};
+using MatmulShape = SmallVector<std::pair<Value, int64_t>, 3>;
 
-/// The sources of the result's dimensions: the batch from the operand that
-/// does not broadcast (a 3-D one whose batch is not a static 1), M from lhs,
-/// N from rhs.
+/// The sources of the result's dimensions: the batch from a 3-D operand that
+/// does not broadcast (its batch is not a static 1), else from the 3-D one;
+/// M from lhs, N from rhs.
 MatmulShape matmulShape(MatmulOp op) {
   auto a = op.getLhs().getType(), b = op.getRhs().getType();
   int64_t ra = a.getRank() - 2, rb = b.getRank() - 2;
   MatmulShape shape;
   if (op.getResult().getType().getRank() == 3) {
-    bool fromLhs = a.getRank() == 3 && a.getDimSize(0) != 1;
-    shape.sources.push_back(fromLhs ? std::make_pair(op.getLhs(), int64_t(0))
-                                    : std::make_pair(op.getRhs(), int64_t(0)));
+    bool lhsBatches = a.getRank() == 3 && a.getDimSize(0) != 1;
+    bool rhsBatches = b.getRank() == 3 && b.getDimSize(0) != 1;
+    bool fromLhs = lhsBatches || (!rhsBatches && a.getRank() == 3);
+    shape.push_back({fromLhs ? op.getLhs() : op.getRhs(), 0});
   }
-  shape.sources.push_back({op.getLhs(), ra + (op.getATrans() ? 1 : 0)});
-  shape.sources.push_back({op.getRhs(), rb + (op.getBTrans() ? 0 : 1)});
+  shape.push_back({op.getLhs(), ra + (op.getATrans() ? 1 : 0)});
+  shape.push_back({op.getRhs(), rb + (op.getBTrans() ? 0 : 1)});
   return shape;
 }
 
@@ -154,7 +153,7 @@ SmallVector<RuntimeCheck> matmulChecks(OpBuilder &b, MatmulOp op) {
           ": batch sizes differ: lhs has {0} matrices, rhs has {1} (only a "
           "static 1 broadcasts)");
   MatmulShape shape = matmulShape(op);
-  for (auto [d, source] : llvm::enumerate(shape.sources)) {
+  for (auto [d, source] : llvm::enumerate(shape)) {
     auto [v, dim] = source;
     if (c.isDynamicDim(d) || !cast<RankedTensorType>(v.getType()).isDynamicDim(dim))
       continue;
@@ -174,7 +173,7 @@ SmallVector<Value> resultSizes(OpBuilder &b, MatmulOp op) {
   Location loc = op.getLoc();
   auto c = op.getResult().getType();
   SmallVector<Value> dyn;
-  for (auto [d, source] : llvm::enumerate(matmulShape(op).sources))
+  for (auto [d, source] : llvm::enumerate(matmulShape(op)))
     if (c.isDynamicDim(d))
       dyn.push_back(getValueOrCreateConstantIndexOp(
           b, loc, tensor::getMixedSize(b, loc, source.first, source.second)));
