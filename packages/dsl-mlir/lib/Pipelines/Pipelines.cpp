@@ -42,7 +42,8 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
   ListOption<int64_t> matmulTileSizes{
       *this, "matmul-tile-sizes",
       llvm::cl::desc("Register tile M,N,K of matmuls, N a power of two "
-                     "(default 12 x two 64-byte vectors x 1: 12,32,1 in f32)")};
+                     "(default per target-vector-bits: 12 x two 64-byte "
+                     "vectors x 1, 12,32,1 in f32, or 6,16,1 with 256 bits)")};
   Option<int64_t> matmulKBlock{
       *this, "matmul-k-block",
       llvm::cl::desc("K block of matmuls with a larger K, so that the "

@@ -277,13 +277,15 @@ struct DslTileForVectors
         sizes[d] = 0;
     if (sizes[1] == 0 && sizes[2] == 0)
       return op;
-    SmallVector<scf::ForOp> blocks;
+    SmallVector<scf::ForOp> blocks; // one per blocked dimension, in order
     FailureOr<linalg::LinalgOp> blocked = tile(rewriter, op, sizes, blocks);
-    for (auto [loop, d] : llvm::zip(blocks, llvm::make_filter_range(
-                                                ArrayRef<unsigned>{1, 2},
-                                                [&](unsigned d) { return sizes[d] != 0; })))
-      if (!ShapedType::isDynamic(ranges[d]))
-        loops.push_back(loop);
+    auto block = blocks.begin();
+    for (unsigned d : {1u, 2u})
+      if (sizes[d] != 0 && block != blocks.end()) {
+        if (!ShapedType::isDynamic(ranges[d]))
+          loops.push_back(*block);
+        ++block;
+      }
     return blocked;
   }
 

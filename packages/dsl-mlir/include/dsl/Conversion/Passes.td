@@ -360,7 +360,8 @@ def DslTileForVectors : Pass<"dsl-tile", "::mlir::func::FuncOp"> {
            "power of two)">,
     ListOption<"matmulTileSizes", "matmul-tile-sizes", "int64_t",
                "Register tile M,N,K of contractions, N a power of two "
-               "(default: 12 x two 64-byte vectors of the accumulator x 1)">,
+               "(default per target-vector-bits: 12 (8 with a dynamic row "
+               "stride of A) or 6 rows x two vectors of the accumulator x 1)">,
     Option<"matmulKBlock", "matmul-k-block", "int64_t", /*default=*/"256",
            "K block of contractions with a larger K (0: none)">,
     Option<"matmulNBlock", "matmul-n-block", "int64_t", /*default=*/"256",

@@ -56,12 +56,20 @@ Value packOperand(OpBuilder &b, Location loc, Value x, bool transposed,
   return copy.getResult(0);
 }
 
+/// `dest` filled with zeros.
+Value zerosIn(OpBuilder &b, Location loc, Value dest) {
+  Type element = cast<RankedTensorType>(dest.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  return linalg::FillOp::create(b, loc, zero, dest).getResult(0);
+}
+
 /// The 2-D product `lhs x rhs` (of `op`'s transposes, element type and
-/// signedness) as a linalg.generic contraction of `type` over a zero-filled
-/// destination (`dest`, or a new tensor), both operands packed row-major in
-/// the accumulator type.
+/// signedness) as a linalg.generic contraction into `dest` (2-D, of the
+/// accumulator type) filled with zeros, both operands packed row-major in the
+/// accumulator type.
 Value matrixProduct(OpBuilder &b, Location loc, MatmulOp op, Value lhs,
-                    Value rhs, RankedTensorType type, Value dest = {}) {
+                    Value rhs, Value dest) {
+  auto type = cast<RankedTensorType>(dest.getType());
   Type acc = type.getElementType();
   bool isUnsigned = op.getIsUnsigned();
   // Both operands row-major in the accumulator type (a transposing or
@@ -69,14 +77,7 @@ Value matrixProduct(OpBuilder &b, Location loc, MatmulOp op, Value lhs,
   // 10x with A transposed, 50x with fp16 inputs.
   lhs = packOperand(b, loc, lhs, op.getATrans(), acc, isUnsigned);
   rhs = packOperand(b, loc, rhs, op.getBTrans(), acc, isUnsigned);
-  SmallVector<Value> dyn;
-  if (type.isDynamicDim(0))
-    dyn.push_back(tensor::DimOp::create(b, loc, lhs, 0));
-  if (type.isDynamicDim(1))
-    dyn.push_back(tensor::DimOp::create(b, loc, rhs, 1));
-  Value empty = dest ? dest : tensor::EmptyOp::create(b, loc, type.getShape(), acc, dyn);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(acc));
-  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  Value init = zerosIn(b, loc, dest);
 
   MLIRContext *ctx = b.getContext();
   AffineExpr m, n, k;
@@ -202,10 +203,10 @@ Value matrixOf(OpBuilder &b, Location loc, Value v, Value i) {
 Value fullProduct(OpBuilder &b, MatmulOp op) {
   Location loc = op.getLoc();
   auto type = op.getResult().getType();
-  if (type.getRank() == 2)
-    return matrixProduct(b, loc, op, op.getLhs(), op.getRhs(), type);
   Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
                                        resultSizes(b, op));
+  if (type.getRank() == 2)
+    return matrixProduct(b, loc, op, op.getLhs(), op.getRhs(), init);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value batch = tensor::DimOp::create(b, loc, init, 0);
@@ -222,7 +223,7 @@ Value fullProduct(OpBuilder &b, MatmulOp op) {
         Value dest = tensor::ExtractSliceOp::create(lb, l, matrix, acc.front(), offsets,
                                                     sizes, strides);
         Value c = matrixProduct(lb, l, op, matrixOf(lb, l, op.getLhs(), i),
-                                matrixOf(lb, l, op.getRhs(), i), matrix, dest);
+                                matrixOf(lb, l, op.getRhs(), i), dest);
         Value r = tensor::InsertSliceOp::create(lb, l, c, acc.front(), offsets, sizes, strides);
         scf::YieldOp::create(lb, l, r);
       });
@@ -252,8 +253,7 @@ struct MatmulLowering : OpRewritePattern<MatmulOp> {
             emitCheck(b, l, module, c.ok, c.kind, c.message, c.values);
           Value empty = tensor::EmptyOp::create(b, l, type.getShape(),
                                                 type.getElementType(), resultSizes(b, op));
-          Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(type.getElementType()));
-          scf::YieldOp::create(b, l, linalg::FillOp::create(b, l, zero, empty).getResult(0));
+          scf::YieldOp::create(b, l, zerosIn(b, l, empty));
         });
     rewriter.replaceOp(op, guarded.getResult(0));
     return success();
