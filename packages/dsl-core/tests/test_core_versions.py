@@ -30,6 +30,37 @@ def test_satisfies_reads_pep440(version: str, ok: bool) -> None:
     assert satisfies(version, ">=0.1,<0.2") is ok
 
 
+@pytest.mark.parametrize("specifier", [">=0.1,<0.2", ">=0.1.1,<0.2", "==0.1", "!=0.1.0", ">0.1",
+                                       "<=1.2.0", ">=1,<2, !=1.4", "~=0.1.1", ">=0.1rc1"])
+def test_plain_releases_compare_as_packaging_does(specifier: str) -> None:
+    # the fast path (plain releases and comparisons, read without packaging) against
+    # packaging's PEP 440 on versions around every bound
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    for version in ("0", "0.0.9", "0.1", "0.1.0", "0.1.0.0", "0.1.1", "0.1.10", "0.2", "0.2.0",
+                    "1", "1.2", "1.2.0", "1.2.1", "1.4", "1.4.0", "2.0", "10.0"):
+        want = SpecifierSet(specifier).contains(Version(version), prereleases=True)
+        assert satisfies(version, specifier) is want, (version, specifier)
+
+
+def test_the_version_is_read_without_importing_the_package(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from dsl_core.versions import installed_version
+
+    package = tmp_path / "dsl_fake_sibling"
+    package.mkdir()
+    (package / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    (package / "_version.py").write_text('"""doc"""\n\n__version__ = "0.3.1"\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert installed_version("dsl-fake-sibling") == "0.3.1"
+    assert "dsl_fake_sibling" not in sys.modules
+    assert installed_version("dsl-core") == dsl_core.__version__
+    assert installed_version("no-such-dist-anywhere") is None
+
+
 def test_check_requirements_names_both_versions_and_the_fix() -> None:
     found = {"a-pkg": "1.4.0", "b-pkg": "2.0.1"}
     assert check_requirements("x 1.0", {"a-pkg": ">=1.2,<2"}, found.get) == {"a-pkg": "1.4.0"}

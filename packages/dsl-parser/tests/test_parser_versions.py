@@ -15,19 +15,22 @@ from dsl_parser._version import SIBLINGS
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
-# Runs ``import dsl_parser`` with importlib.metadata reporting FAKE for dsl-mlir.
+# Runs ``import dsl_parser`` with dsl-mlir at version FAKE (None: not installed).
 SCRIPT = textwrap.dedent("""
     import importlib.metadata as md, sys
-    real = md.version
-    def version(dist):
-        if dist == "dsl-mlir":
-            if FAKE is None:
+    if FAKE is None:  # neither metadata nor the package (a build tree would have one)
+        real = md.version
+        def version(dist):
+            if dist == DIST:
                 raise md.PackageNotFoundError(dist)
-            return FAKE
-        return real(dist)
-    md.version = version
-    if FAKE is None:
-        sys.modules["dsl_mlir"] = None  # not importable either
+            return real(dist)
+        md.version = version
+        sys.modules[DIST.replace("-", "_")] = None
+    else:  # what the check reads: the __version__ of the package's _version.py
+        import dsl_core.versions as v
+        real_module_version = v._module_version
+        v._module_version = lambda m: FAKE if m == DIST.replace("-", "_") else \
+            real_module_version(m)
     try:
         import dsl_parser
     except ImportError as err:
@@ -37,7 +40,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def _import_with(fake: str | None) -> str:
-    code = f"FAKE = {fake!r}\n" + SCRIPT
+    code = f"DIST, FAKE = 'dsl-mlir', {fake!r}\n" + SCRIPT
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout
 

@@ -106,11 +106,15 @@ def test_the_files_prints_go_to_stderr_not_into_the_ir(_isolated_cache: Path,
 
 
 def test_doctor_reports_an_out_of_range_sibling_instead_of_dying(tmp_path: Path) -> None:
-    """With dsl-mlir 0.0.1 installed (a fake distribution first on the path), importing
-    dsl_runtime is an ImportError, but `dsl doctor` reports it and exits 1."""
+    """With dsl-mlir 0.0.1 installed (a fake distribution and package first on the path),
+    importing dsl_runtime is an ImportError, but `dsl doctor` reports it and exits 1."""
     fake = tmp_path / "site" / "dsl_mlir-0.0.1.dist-info"
     fake.mkdir(parents=True)
     (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: dsl-mlir\nVersion: 0.0.1\n")
+    package = tmp_path / "site" / "dsl_mlir"
+    package.mkdir()
+    for name in ("__init__.py", "_version.py"):  # what the version check reads
+        (package / name).write_text('__version__ = "0.0.1"\n')
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]),
         "DSL_CACHE_DIR": str(tmp_path / "cache")}

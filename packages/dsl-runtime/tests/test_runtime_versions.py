@@ -16,18 +16,20 @@ from dsl_runtime._version import SIBLINGS
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 SCRIPT = textwrap.dedent("""
-    import importlib.metadata as md
-    real = md.version
-    def version(dist):
-        if dist == DIST:
-            if FAKE is None:
+    import importlib.metadata as md, sys
+    if FAKE is None:  # neither metadata nor the package (a build tree would have one)
+        real = md.version
+        def version(dist):
+            if dist == DIST:
                 raise md.PackageNotFoundError(dist)
-            return FAKE
-        return real(dist)
-    md.version = version
-    if FAKE is None:  # not importable either (a build tree would report its __version__)
-        import sys
+            return real(dist)
+        md.version = version
         sys.modules[DIST.replace("-", "_")] = None
+    else:  # what the check reads: the __version__ of the package's _version.py
+        import dsl_core.versions as v
+        real_module_version = v._module_version
+        v._module_version = lambda m: FAKE if m == DIST.replace("-", "_") else \
+            real_module_version(m)
     try:
         import dsl_runtime
     except ImportError as err:

@@ -2,37 +2,102 @@
 
 dsl-parser and dsl-runtime call :func:`check_requirements` at import time (before they
 import dsl-mlir's native code); dsl-core's IR hooks call :func:`check_version` on the
-``dsl_mlir`` module they load. Ranges are PEP 440 specifiers (``">=0.1,<0.2"``), read
-with ``packaging``; the message names both versions and the fix. Imported only by those
-checks: ``import dsl_core`` does not load it.
+``dsl_mlir`` module they load. Ranges are PEP 440 specifiers (``">=0.1,<0.2"``); the
+message names both versions and the fix. Imported only by those checks: ``import
+dsl_core`` does not load it.
+
+Fast, since it runs on every import of dsl-parser and dsl-runtime: it reads the
+sibling's ``_version.py`` (found without importing the package) rather than
+``importlib.metadata`` (tens of milliseconds to import and scan), and compares plain
+release numbers itself (``packaging`` reads every other specifier and version).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import operator
+import os
+import re
 from collections.abc import Callable, Mapping
-from importlib import metadata
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
+_VERSION_LINE = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.MULTILINE)
+_RELEASE = re.compile(r"\d+(?:\.\d+)*")
+_CLAUSE = re.compile(r"\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*")
+_COMPARE: dict[str, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = {
+    ">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
+    "<": operator.lt, ">": operator.gt,
+}
+
+
+def _module_version(module: str) -> str | None:
+    """``__version__`` as written in the ``_version.py`` of top-level package ``module``,
+    found without importing it; None when the package or the file is not there."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    for folder in spec.submodule_search_locations or ():
+        try:
+            with open(os.path.join(folder, "_version.py"), encoding="utf-8") as f:
+                found = _VERSION_LINE.search(f.read())
+        except OSError:
+            continue
+        if found:
+            return found.group(1)
+    return None
 
 
 def installed_version(dist: str) -> str | None:
-    """The installed version of distribution ``dist`` (its metadata, else the
-    ``__version__`` of its module, e.g. a build tree on ``sys.path``); None if absent."""
+    """The installed version of distribution ``dist``: the ``__version__`` its package's
+    ``_version.py`` declares (every dsl package has one, a build tree on ``sys.path``
+    too), else its metadata, else its module's ``__version__``; None if absent."""
+    module = dist.replace("-", "_")
+    found = _module_version(module)
+    if found is not None:
+        return found
+    from importlib import metadata
+
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         pass
     try:
-        module = __import__(dist.replace("-", "_"))
+        imported = __import__(module)
     except ImportError:
         return None
-    return str(getattr(module, "__version__", "")) or None
+    return str(getattr(imported, "__version__", "")) or None
+
+
+def _release(text: str) -> tuple[int, ...]:
+    parts = [int(p) for p in text.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()  # 0.1 == 0.1.0
+    return tuple(parts)
+
+
+def _plain_satisfies(version: str, specifier: str) -> bool | None:
+    """``satisfies`` for a plain release (``0.1.7``) and a specifier of plain comparisons
+    (the ranges the dsl packages write); None when either is anything else."""
+    if not _RELEASE.fullmatch(version):
+        return None
+    clauses = [_CLAUSE.fullmatch(c) for c in specifier.split(",")]
+    if not all(clauses):
+        return None
+    have = _release(version)
+    return all(_COMPARE[m.group(1)](have, _release(m.group(2))) for m in clauses if m)
 
 
 def satisfies(version: str, specifier: str) -> bool:
     """Whether ``version`` is within ``specifier`` (pre-releases count; an unparsable
     version never is)."""
+    plain = _plain_satisfies(version, specifier)
+    if plain is not None:
+        return plain
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
     try:
         return SpecifierSet(specifier).contains(Version(version), prereleases=True)
     except InvalidVersion:

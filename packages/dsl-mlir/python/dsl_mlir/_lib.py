@@ -7,26 +7,14 @@ Other modules (and other layers) import ``ir``, ``passmanager``,
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from types import ModuleType
 
 from ._mlir import execution_engine as execution_engine
 from ._mlir import ir as ir
 from ._mlir import passmanager as passmanager
-from ._mlir import runtime as runtime
 from ._mlir._mlir_libs import _site_initialize_0 as _dsl_native
 from ._mlir._mlir_libs import get_dialect_registry as get_dialect_registry
-from ._mlir.dialects import llvm as llvm_dialect
-
-#: Directory holding the aggregate C API library and the dsl-opt executable.
-LIBS_DIR = os.path.join(os.path.dirname(ir.__file__), "_mlir_libs")
-#: The aggregate library holding MLIR, LLVM, the dsl dialect and its pipelines.
-CAPI_LIBRARY = os.path.join(LIBS_DIR, "libDslPythonCAPI.so")
-#: The async runtime that code lowered with ``parallel=true`` calls (MLIR's async runtime API).
-ASYNC_RUNTIME = os.path.join(LIBS_DIR, "libdsl_async_runtime.so")
-#: The GPU runtime that host code lowered with ``dsl-to-llvm-nvptx`` calls (``mgpu*``).
-GPU_RUNTIME = os.path.join(LIBS_DIR, "libdsl_gpu_runtime.so")
 
 #: Dialect modules available under ``dsl_mlir.dialects``.
 DIALECTS = (
@@ -56,10 +44,10 @@ dialects = _Dialects("dsl_mlir.dialects", "Dialect modules of the private MLIR."
 
 # `from dsl_mlir.ir import Context`, `from dsl_mlir.dialects import arith`:
 # public aliases of the private modules (the same module objects, so op classes
-# are registered once).
+# are registered once). ``dsl_mlir.runtime`` (numpy <-> memref helpers, which import
+# ml_dtypes: slow) is its own module, imported on use.
 for _alias, _module in (("ir", ir), ("passmanager", passmanager),
-                        ("execution_engine", execution_engine), ("runtime", runtime),
-                        ("dialects", dialects)):
+                        ("execution_engine", execution_engine), ("dialects", dialects)):
     sys.modules.setdefault(f"dsl_mlir.{_alias}", _module)
 
 
@@ -97,4 +85,6 @@ def load_plugin_library(path: str) -> PluginResult:
 
 def translate_to_llvm_ir(module: ir.Module) -> str:
     """LLVM IR text of a module already in the LLVM dialect."""
+    from ._mlir.dialects import llvm as llvm_dialect
+
     return str(llvm_dialect.translate_module_to_llvmir(module.operation))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import hashlib
 import os
 import re
@@ -12,6 +10,13 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ._compiled import (
+    ASYNC_RUNTIME,
+    ERROR_HOOK_SYMBOL,
+    GPU_RUNTIME,
+    install_error_hook,
+    raise_pending_error,
+)
 from ._errors import (
     Diagnostic,
     MLIRDiagnosticError,
@@ -20,9 +25,6 @@ from ._errors import (
     from_mlir_error,
 )
 from ._lib import (
-    ASYNC_RUNTIME,
-    CAPI_LIBRARY,
-    GPU_RUNTIME,
     create_engine,
     execution_engine,
     get_dialect_registry,
@@ -43,28 +45,6 @@ _PIPELINES: dict[str, str] = {
 }
 
 
-#: A short LLVM IR pipeline for code that MLIR already tiled and vectorized: lower the
-#: coroutines of async (parallel) code, inline internalized functions into their C
-#: wrappers, then scalar clean-up, LICM and GVN; then loop rotation and LLVM's loop
-#: vectorizer for the loops that ask for it (the thread loops of kernels on the CPU,
-#: marked by ``dsl-thread-loops``), with a clean-up after it.
-#: About half the JIT time of LLVM's default O2/O3 pipeline for small modules, with
-#: code generation still at ``opt_level`` (see bench/dispatch_bench.py, bench/kernels.py).
-FAST_LLVM_PASSES = (
-    "coro-early,cgscc(coro-split),coro-cleanup,cgscc(inline),globaldce,"
-    "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,"
-    "simplifycfg,loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,simplifycfg,"
-    "loop-mssa(loop-rotate,licm),loop-vectorize<vectorize-forced-only>,"
-    "instcombine<no-verify-fixpoint>,simplifycfg)"
-)
-
-
-#: The i64 global of compiled code that holds the address of its error hook: the
-#: run-time checks (offsets and sizes of tensor ops, kernel accesses under
-#: ``boundscheck``) call it when they fail (docs/mlir.md, "Run-time checks").
-ERROR_HOOK_SYMBOL = "__dsl_error_hook"
-
-
 def _has_error_hook(module: ir.Module) -> bool:
     """Whether ``module`` (LLVM dialect) defines the error-hook global as a writable i64."""
     for op in module.body.operations:
@@ -80,24 +60,6 @@ def _has_error_hook(module: ir.Module) -> bool:
         space = attrs.get("addr_space")
         return str(global_type) == "i64" and (space is None or ir.IntegerAttr(space).value == 0)
     return False
-
-
-def install_error_hook(global_address: int) -> None:
-    """Store the address of dsl-mlir's error hook into the ``__dsl_error_hook``
-    global at ``global_address`` (of a JIT'd module or a loaded shared library)."""
-    from ._dispatch import error_hook_address
-
-    if not global_address:
-        raise ValueError("install_error_hook: null address")
-    ctypes.c_int64.from_address(global_address).value = error_hook_address()
-
-
-def raise_pending_error() -> None:
-    """Raise the error a run-time check of compiled code recorded during the last call
-    (IndexError for offsets and indices, ValueError for sizes), if any."""
-    from ._dispatch import raise_pending_error as _raise
-
-    _raise()
 
 
 class ExecutionEngine(execution_engine.ExecutionEngine):  # type: ignore[misc]
@@ -461,14 +423,3 @@ def _materialize(engine: execution_engine.ExecutionEngine, module: ir.Module) ->
     if not found:
         detail = printed[0].strip() or f"symbol {name} was not produced"
         raise MLIRDiagnosticError(f"JIT compilation failed: {detail}", ())
-
-
-@functools.cache
-def native_build_id() -> str:
-    """The linker's build ID of dsl-mlir's native library (``CAPI_LIBRARY``): it changes
-    with every rebuild of the pipelines, also where the version does not, so caches of
-    compiled code key on it. ``"unknown"`` when the library carries none."""
-    from . import objects
-
-    return objects.build_id(CAPI_LIBRARY) or "unknown"
-

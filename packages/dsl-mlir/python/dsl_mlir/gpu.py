@@ -13,7 +13,8 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from ._lib import GPU_RUNTIME, ir
+from ._compiled import GPU_RUNTIME
+from ._lib import ir
 
 #: Bytes kept of an error message (a PTX JIT log is at most 4 KiB).
 _ERROR_BUFFER = 16384

@@ -11,7 +11,8 @@ intrinsics ``pl.block_id``/``pl.thread_id``/``pl.block_dim``/``pl.grid_dim`` and
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ..function import Function as Function
 from ..function import Param as Param
@@ -28,15 +29,6 @@ from ..markers import ScalarBuiltin as _ScalarBuiltin
 from ..markers import VectorBuiltin as _VectorBuiltin
 from ..markers import WarpBuiltin as _WarpBuiltin
 from ..ops import OPS as _OPS
-from ..parser.entry import function as function
-from ..parser.entry import kernel as kernel
-from ..parser.entry import loads as loads
-from ..parser.entry import loads_program as loads_program
-from ..parser.entry import parse as parse
-from ..parser.entry import parse_class as parse_class
-from ..parser.entry import parse_function as parse_function
-from ..parser.entry import parse_program as parse_program
-from ..parser.entry import program as program
 from ..types import BF16 as BF16
 from ..types import BOOL as BOOL
 from ..types import FP16 as FP16
@@ -61,6 +53,22 @@ from ..types import Tensor as Tensor
 from ..types import TensorType as TensorType
 from ..types import dynamic as dynamic
 from . import _dump as _dump
+
+if TYPE_CHECKING:
+    from ..parser.entry import function as function
+    from ..parser.entry import kernel as kernel
+    from ..parser.entry import loads as loads
+    from ..parser.entry import loads_program as loads_program
+    from ..parser.entry import parse as parse
+    from ..parser.entry import parse_class as parse_class
+    from ..parser.entry import parse_function as parse_function
+    from ..parser.entry import parse_program as parse_program
+    from ..parser.entry import program as program
+
+#: The parser's entry points, imported on first use: ``import dsl_parser.language as pl``
+#: (the types, the op markers) loads neither the parser nor MLIR.
+_ENTRY = frozenset({"function", "kernel", "loads", "loads_program", "parse", "parse_class",
+                    "parse_function", "parse_program", "program"})
 
 range = _ControlBuiltin("range", "for i in pl.range(start, stop, step, init_values=(...))")
 unroll = _ControlBuiltin("unroll", "like pl.range; the loop keeps the 'unroll' kind")
@@ -115,6 +123,10 @@ globals().update({_name: _OpBuiltin(_name, _rule.doc) for _name, _rule in _OPS.i
 
 
 def __getattr__(name: str) -> Any:
+    if name in _ENTRY:
+        value = getattr(importlib.import_module("dsl_parser.parser.entry"), name)
+        globals()[name] = value
+        return value
     if name in _OPS:  # an op registered after import (dsl_parser.ops.register)
         return _OpBuiltin(name, _OPS[name].doc)
     raise AttributeError(f"module 'dsl_parser.language' has no operation or attribute {name!r}")

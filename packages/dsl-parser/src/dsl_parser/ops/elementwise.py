@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import scalar_casts, scalar_math
-from .._mlir import Value, arith, dsl, ir
+from .._mlir import LateOp, Value, arith, dsl, ir
 from ..types import (
     BOOL,
     DType,
@@ -252,21 +252,21 @@ def _references() -> dict[str, Callable[[RefCall, PlType], Any]]:
 
 #: This family's entries of the op table.
 RULES: tuple[OpRule, ...] = (
-    _binary("add", dsl.AddOp, "addition"),
-    _binary("sub", dsl.SubOp, "subtraction"),
-    _binary("mul", dsl.MulOp, "multiplication"),
-    _binary("div", dsl.DivOp, "division"),
-    _binary("maximum", dsl.MaximumOp, "maximum (NaN-propagating)"),
-    _binary("minimum", dsl.MinimumOp, "minimum (NaN-propagating)"),
-    _binary("pow", dsl.PowOp, "power lhs ** rhs, floats only", floats=True),
-    _unary("exp", dsl.ExpOp, "e ** x, floats only", True, scalars=True),
-    _unary("log", dsl.LogOp, "natural logarithm, floats only", True, scalars=True),
-    _unary("sqrt", dsl.SqrtOp, "square root, floats only", True, scalars=True),
-    _unary("rsqrt", dsl.RsqrtOp, "1 / sqrt(x), floats only", True, scalars=True),
-    _unary("tanh", dsl.TanhOp, "hyperbolic tangent, floats only", True, scalars=True),
-    _unary("abs", dsl.AbsOp, "absolute value", False, scalars=True),
-    _unary("neg", dsl.NegOp, "negation", False),
-    _unary("relu", dsl.ReluOp, "maximum(x, 0)", False),
+    _binary("add", LateOp(dsl, "AddOp"), "addition"),
+    _binary("sub", LateOp(dsl, "SubOp"), "subtraction"),
+    _binary("mul", LateOp(dsl, "MulOp"), "multiplication"),
+    _binary("div", LateOp(dsl, "DivOp"), "division"),
+    _binary("maximum", LateOp(dsl, "MaximumOp"), "maximum (NaN-propagating)"),
+    _binary("minimum", LateOp(dsl, "MinimumOp"), "minimum (NaN-propagating)"),
+    _binary("pow", LateOp(dsl, "PowOp"), "power lhs ** rhs, floats only", floats=True),
+    _unary("exp", LateOp(dsl, "ExpOp"), "e ** x, floats only", True, scalars=True),
+    _unary("log", LateOp(dsl, "LogOp"), "natural logarithm, floats only", True, scalars=True),
+    _unary("sqrt", LateOp(dsl, "SqrtOp"), "square root, floats only", True, scalars=True),
+    _unary("rsqrt", LateOp(dsl, "RsqrtOp"), "1 / sqrt(x), floats only", True, scalars=True),
+    _unary("tanh", LateOp(dsl, "TanhOp"), "hyperbolic tangent, floats only", True, scalars=True),
+    _unary("abs", LateOp(dsl, "AbsOp"), "absolute value", False, scalars=True),
+    _unary("neg", LateOp(dsl, "NegOp"), "negation", False),
+    _unary("relu", LateOp(dsl, "ReluOp"), "maximum(x, 0)", False),
     *(_compare(name) for name in PREDICATES),
     OpRule("select", "dsl.select",
            (Param("cond", Arg.OPERAND), Param("a", Arg.OPERAND), Param("b", Arg.OPERAND)),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._mlir import Value, dsl, ir
+from .._mlir import LateOp, Value, dsl, ir
 from ..types import (
     INT64,
     DType,
@@ -152,10 +152,10 @@ def _argmax_ref(call: RefCall, t: PlType) -> Any:
 
 #: This family's entries of the op table.
 RULES: tuple[OpRule, ...] = (
-    _reduction("sum", dsl.SumOp, "sum"),
-    _reduction("max", dsl.MaxOp, "maximum"),
-    _reduction("min", dsl.MinOp, "minimum"),
-    _reduction("mean", dsl.MeanOp, "mean (floats only)", floats=True),
+    _reduction("sum", LateOp(dsl, "SumOp"), "sum"),
+    _reduction("max", LateOp(dsl, "MaxOp"), "maximum"),
+    _reduction("min", LateOp(dsl, "MinOp"), "minimum"),
+    _reduction("mean", LateOp(dsl, "MeanOp"), "mean (floats only)", floats=True),
     OpRule("argmax", "dsl.argmax",
            (Param("x", Arg.TENSOR), Param("axis", Arg.INT), Param("keepdim", Arg.FLAG, False)),
            _infer_argmax, _emit_argmax, _spell_argmax,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._mlir import Value, dsl, ir
+from .._mlir import LateOp, Value, dsl, ir
 from ..types import (
     INDEX,
     Dim,
@@ -265,19 +265,19 @@ RULES: tuple[OpRule, ...] = (
            _infer_transpose, _emit_transpose, _spell_transpose,
            "Result dimension i is x's dimension perm[i]."),
     OpRule("reshape", "dsl.reshape", (Param("x", Arg.TENSOR), Param("shape", Arg.SHAPE)),
-           _infer_reshape, _emit_unary(dsl.ReshapeOp), _spell_reshape,
+           _infer_reshape, _emit_unary(LateOp(dsl, "ReshapeOp")), _spell_reshape,
            "The same elements (row-major) in another static shape."),
     OpRule("concat", "dsl.concat", (Param("tensors", Arg.TENSORS), Param("axis", Arg.INT, 0)),
            _infer_concat, _emit_concat, _spell_concat,
            "Tensors joined along axis (equal in every other dimension)."),
     OpRule("expand_dims", "dsl.expand_dims", (Param("x", Arg.TENSOR), Param("axis", Arg.INT)),
-           _infer_expand_dims, _axis_op(dsl.ExpandDimsOp, 1), _spell_axis("expand_dims"),
+           _infer_expand_dims, _axis_op(LateOp(dsl, "ExpandDimsOp"), 1), _spell_axis("expand_dims"),
            "A new size-1 dimension at axis."),
     OpRule("squeeze", "dsl.squeeze", (Param("x", Arg.TENSOR), Param("axis", Arg.INT)),
-           _infer_squeeze, _axis_op(dsl.SqueezeOp, 0), _spell_axis("squeeze"),
+           _infer_squeeze, _axis_op(LateOp(dsl, "SqueezeOp"), 0), _spell_axis("squeeze"),
            "Removes the size-1 dimension axis."),
     OpRule("broadcast", "dsl.broadcast", (Param("x", Arg.TENSOR), Param("shape", Arg.SHAPE)),
-           _infer_broadcast, _emit_unary(dsl.BroadcastOp), _spell_broadcast,
+           _infer_broadcast, _emit_unary(LateOp(dsl, "BroadcastOp")), _spell_broadcast,
            "numpy.broadcast_to: x stretched to a larger shape."),
     OpRule("assemble", "dsl.assemble",
            (Param("dst", Arg.TENSOR), Param("src", Arg.TENSOR), Param("offsets", Arg.OFFSETS)),

@@ -1,0 +1,18 @@
+"""``dsl_mlir.ir``: the MLIR bindings' ``ir`` module.
+
+This file only makes the name importable before the bindings are loaded; importing it
+replaces it, in ``sys.modules``, by the module itself.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ._lib import ir as _module
+
+sys.modules[__name__] = _module
+
+
+def __getattr__(name: str) -> Any:  # for type checkers: the module's attributes are untyped
+    return getattr(_module, name)
