@@ -7,7 +7,13 @@ The end-to-end use of an extension from @jit is tested by examples/downstream-ex
 from __future__ import annotations
 
 import importlib.metadata
+import json
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +114,57 @@ def test_the_cache_key_changes_when_an_extensions_code_changes(
     after = dict(keys.extension_code())["rt-edit"]
     assert after != before and keys.digest("kernel") != key_before
     assert len(after) == 16 and before != "unknown"
+
+
+def test_the_extension_index_follows_installations(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index of installed extensions (read instead of scanning the entry points) is
+    rescanned when the distributions in a sys.path folder change: a new extension changes
+    the cache key; other files there (a script's folder) do not count."""
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    base = keys.digest("kernel")
+    assert "idx-ext" not in {name for name, _, _ in keys.installed_extensions()}
+    state = keys._path_state()
+    (site / "script.py").write_text("x = 1\n")
+    assert keys._path_state() == state
+    dist = site / "idx_ext-1.2.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: idx-ext\nVersion: 1.2\n")
+    (dist / "entry_points.txt").write_text("[dsl.extensions]\nidx-ext = idx_ext_pkg:register\n")
+    assert ("idx-ext", "idx_ext_pkg:register", "1.2") in keys.installed_extensions()
+    assert keys.digest("kernel") != base
+    index = json.loads((Path(os.environ["DSL_CACHE_DIR"]) / "v1" / keys.INDEX).read_bytes())
+    assert len(index["states"]) == 2  # before and after the installation
+
+
+WARM = textwrap.dedent("""
+    import sys, numpy as np
+    import dsl_parser.language as pl
+    from dsl_runtime import jit, cache
+    N = pl.dynamic("N")
+
+    @jit
+    def twice(x: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:
+        return pl.add(x, x)
+
+    z = twice(np.arange(4, dtype=np.float32))
+    cache.flush()
+    heavy = [m for m in ("importlib.metadata", "dsl_mlir._mlir._mlir_libs._mlir", "pydantic",
+                         "dsl_parser.parser.entry") if m in sys.modules]
+    print(z.tolist(), sorted(twice.timings), heavy)
+""")
+
+
+def test_a_warm_first_call_loads_neither_mlir_nor_the_parser_nor_metadata(tmp_path: Path) -> None:
+    script = tmp_path / "warm_kernel.py"
+    script.write_text(WARM)
+    env = {**os.environ, "DSL_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                           text=True, timeout=300) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-2000:]
+    first, second = (r.stdout.strip() for r in runs)
+    assert first.startswith("[0.0, 2.0, 4.0, 6.0] ['jit', 'lower', 'parse', 'total']")
+    assert second == "[0.0, 2.0, 4.0, 6.0] ['load', 'total'] []"

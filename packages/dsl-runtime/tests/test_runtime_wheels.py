@@ -3,7 +3,7 @@
 Slow: builds the pure-Python wheels (and dsl-mlir's, reusing the incremental
 build dir build/dsl-mlir, as packages/dsl-mlir/tests/test_mlir_wheel.py does)
 and creates venvs under build/test-venvs/layer-*. Our packages come from the
-wheel folder only (``pip --isolated --no-index --find-links``); numpy, pydantic
+wheel folder only (``pip --isolated --no-index --find-links``); numpy
 and the test tools come from the index, at the pins of ci/requirements-dev.txt.
 
 * ``DSL_WHEEL_DIR=dist`` checks the four wheels of ``make wheels`` instead of
@@ -182,7 +182,7 @@ def test_dsl_parser_works_without_the_runtime(wheels: Path) -> None:
 
 def test_all_layers_and_an_extension_from_wheels_only(wheels: Path) -> None:
     py = _venv("all", wheels, ["dsl-runtime", "downstream-ext"],
-               ["numpy", "pydantic", "packaging"])
+               ["numpy", "packaging"])
     assert {"dsl-core", "dsl-mlir", "dsl-parser", "dsl-runtime", "downstream-ext"} <= _installed(py)
     script = textwrap.dedent("""
         import numpy as np

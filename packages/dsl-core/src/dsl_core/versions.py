@@ -30,8 +30,8 @@ _COMPARE: dict[str, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = {
 
 
 def _module_version(module: str) -> str | None:
-    """``__version__`` as written in the ``_version.py`` of top-level package ``module``,
-    found without importing it; None when the package or the file is not there."""
+    """``__version__`` as written in the ``_version.py`` (else the ``__init__.py``) of
+    top-level package ``module``, found without importing it; None when neither says."""
     try:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):
@@ -39,20 +39,22 @@ def _module_version(module: str) -> str | None:
     if spec is None:
         return None
     for folder in spec.submodule_search_locations or ():
-        try:
-            with open(os.path.join(folder, "_version.py"), encoding="utf-8") as f:
-                found = _VERSION_LINE.search(f.read())
-        except OSError:
-            continue
-        if found:
-            return found.group(1)
+        for name in ("_version.py", "__init__.py"):
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    found = _VERSION_LINE.search(f.read())
+            except OSError:
+                continue
+            if found:
+                return found.group(1)
     return None
 
 
 def installed_version(dist: str) -> str | None:
-    """The installed version of distribution ``dist``: the ``__version__`` its package's
-    ``_version.py`` declares (every dsl package has one, a build tree on ``sys.path``
-    too), else its metadata, else its module's ``__version__``; None if absent."""
+    """The installed version of distribution ``dist``: the ``__version__`` its package
+    declares in ``_version.py`` or ``__init__.py`` (every dsl package does, a build tree
+    on ``sys.path`` too), else its metadata, else its module's ``__version__``; None if
+    absent."""
     module = dist.replace("-", "_")
     found = _module_version(module)
     if found is not None:

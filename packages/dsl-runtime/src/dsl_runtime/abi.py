@@ -1,7 +1,7 @@
 """The kernel ABI description: every parameter's slots, types and layout.
 
-A ``KernelABI`` is a pydantic model (JSON-serializable, stored beside cached
-artifacts). ``build_abi`` derives it from the parsed function's ``Signature`` (the
+A ``KernelABI`` is a frozen, validated record (``dsl_runtime.records``; JSON, stored
+beside cached artifacts). ``build_abi`` derives it from the parsed function's ``Signature`` (the
 parameters' DSL types) and dsl-core's dtype table, and describes the packed C interface
 of docs/abi.md; ``abi_mismatch`` checks a cached one against a function;
 ``packed_plan`` turns it into the slot plan of ``dsl_mlir.dispatch.PackedKernel``.
@@ -10,13 +10,13 @@ of docs/abi.md; ``abi_mismatch`` checks a cached one against a function;
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from dsl_core import dtypes
 
 from .errors import CompileError
+from .records import Record
 
 if TYPE_CHECKING:
     from dsl_parser.function import Signature
@@ -36,18 +36,18 @@ DTYPES: dict[str, tuple[str, str, str]] = {d.abi_name: (d.slot, d.format, d.c_ty
 Dim = int | str | None  # static size, named dynamic dimension, anonymous dynamic
 
 
-class Slot(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Slot(Record):
     """One packed-interface slot: what ``args[i]`` points to."""
 
-    model_config = ConfigDict(frozen=True)
     kind: str
     ctype: str
 
 
-class Param(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Param(Record):
     """A parameter (or a result, as an out-parameter) of the compiled function."""
 
-    model_config = ConfigDict(frozen=True)
     name: str
     role: Literal["input", "output", "constexpr"]
     kind: Literal["tensor", "scalar", "constexpr", "struct", "stream", "protocol"]
@@ -61,10 +61,10 @@ class Param(BaseModel):
     fields: tuple[Param, ...] = ()
 
 
-class KernelABI(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class KernelABI(Record):
     """The ABI of one compiled specialization."""
 
-    model_config = ConfigDict(frozen=True)
     function: str
     calling_convention: Literal["mlir-packed-ciface-v1"] = "mlir-packed-ciface-v1"
     packed_symbol: str

@@ -30,14 +30,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from . import knobs, safefs
 from .abi import KernelABI
+from .records import Record, RecordError
 
 log = logging.getLogger("dsl_runtime.cache")
 LAYOUT = "v1"
@@ -57,14 +56,22 @@ _warned: set[str] = set()
 _swept: set[str] = set()
 
 
-class Manifest(BaseModel):
-    """``manifest.json``: what an entry holds and the SHA-256 of each file."""
+@dataclass(frozen=True, kw_only=True)
+class Manifest(Record):
+    """``manifest.json``: what an entry holds and the SHA-256 of each file; other keys
+    (the versions an entry was compiled with) are kept in ``extra``."""
 
-    model_config = ConfigDict(extra="allow")
-    key: str = Field(pattern=r"^[0-9a-f]{64}$")
+    EXTRA = True
+    key: str
     function: str
     created: float
     files: dict[str, str]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not _KEY.fullmatch(self.key):
+            raise RecordError(f"Manifest.key: expected 64 hex digits, got {self.key[:80]!r}")
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,44 @@ def _open_root(create: bool) -> int | None:
             else f"{err.strerror or err}")
         _warn_once(base, why)
         return None
+
+
+def read_note(name: str, limit: int = MANIFEST_LIMIT) -> bytes | None:
+    """The bytes of ``<cache>/v1/<name>``, a small file the runtime keeps beside the
+    entries (e.g. the index of installed extensions), read as entries are (trusted
+    folder, no links); None when it is missing, refused or the disk cache is off."""
+    if not enabled():
+        return None
+    top = _open_root(create=False)
+    if top is None:
+        return None
+    try:
+        return safefs.read_file(top, name, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(top)
+
+
+def write_note(name: str, data: bytes) -> None:
+    """Replace ``<cache>/v1/<name>`` atomically (written beside it, then renamed)."""
+    if not enabled():
+        return
+    top = _open_root(create=True)
+    if top is None:
+        return
+    tmp = f".tmp-{name}-{os.getpid()}-{threading.get_ident()}"
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=top)
+        safefs.write_file(top, tmp, data)
+        os.rename(tmp, name, src_dir_fd=top, dst_dir_fd=top)
+    except OSError as err:
+        log.debug("not writing %s (%s)", name, err)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=top)
+    finally:
+        os.close(top)
 
 
 @contextmanager
@@ -244,7 +289,7 @@ def _write_entry(key: str, final: Path, abi: KernelABI, dsl_text: str, lowered_t
             blobs[LIBRARY] = library
         blobs.update(extra or {})
         manifest = Manifest(key=key, function=abi.function, created=time.time(),
-                            files={n: _sha(d) for n, d in blobs.items()}, **meta)
+                            files={n: _sha(d) for n, d in blobs.items()}, extra=meta)
         blobs[MANIFEST] = manifest.model_dump_json(indent=1).encode()
         folder = os.open(tmp, safefs.DIR_FLAGS | os.O_NOFOLLOW)
         try:
@@ -324,7 +369,7 @@ def load(key: str) -> Hit | None:
             return hit
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, ValidationError, RecursionError, UnicodeDecodeError,
+    except (OSError, ValueError, RecursionError, UnicodeDecodeError,
             MemoryError) as err:
         discard(key, str(err)[:300] or type(err).__name__)
         return None

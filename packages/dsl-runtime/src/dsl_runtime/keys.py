@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import platform
 from functools import cache
-from importlib import metadata
 from typing import Any
 
 from . import fingerprint
@@ -20,12 +19,10 @@ _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
 def component_versions() -> tuple[tuple[str, str], ...]:
     """Versions of every layer, plus the MLIR release and the ``dsl`` dialect version that
     dsl-mlir embeds (a change in any invalidates cached code)."""
+    from dsl_core.versions import installed_version
+
     found = [("dsl-runtime", __version__)]
-    for dist in _COMPONENTS:
-        try:
-            found.append((dist, metadata.version(dist)))
-        except metadata.PackageNotFoundError:
-            found.append((dist, "missing"))
+    found += [(dist, installed_version(dist) or "missing") for dist in _COMPONENTS]
     import dsl_mlir
 
     found.append(("mlir", str(getattr(dsl_mlir, "MLIR_VERSION", "unknown"))))
@@ -145,12 +142,80 @@ def extension_code() -> tuple[tuple[str, str], ...]:
     return extensions.code_fingerprint()
 
 
+#: ``<cache>/v1/<INDEX>``: the installed extensions as last scanned, and the state of the
+#: ``sys.path`` folders then (installing or removing a distribution changes its folder),
+#: for the last ``INDEX_STATES`` states (scripts in different folders see different paths).
+INDEX = "extensions-index.json"
+INDEX_STATES = 32
+_scanned: dict[str, list[Any]] = {}
+
+
+def _path_state() -> str:
+    """Digest of the interpreter and of the distributions ``sys.path`` shows: the name and
+    modification time of every ``*.dist-info`` / ``*.egg-info`` in each folder (installing,
+    upgrading or reinstalling one renames or recreates it), the modification time of
+    anything else (a zip). Other files in those folders (the script's own) do not count."""
+    import os
+    import sys
+
+    h = hashlib.sha256(sys.version.encode())
+    for entry in sys.path:
+        h.update(f"{entry}\0".encode())
+        try:
+            with os.scandir(entry or ".") as found:
+                for item in found:
+                    if item.name.endswith((".dist-info", ".egg-info")):
+                        h.update(f"{item.name}:{item.stat().st_mtime_ns}\0".encode())
+        except NotADirectoryError:
+            h.update(str(os.stat(entry).st_mtime_ns).encode())
+        except OSError:
+            h.update(b"-")
+    return h.hexdigest()
+
+
+def installed_extensions() -> list[Any]:
+    """The installed extensions (``dsl_parser.extensions.installed()``), read from the
+    index in the cache folder while ``sys.path`` is unchanged, else scanned (and the
+    index rewritten): the entry-point scan and the import of ``importlib.metadata`` cost
+    a process's first call tens of milliseconds. Once per process."""
+    import json
+
+    state = _path_state()
+    if state in _scanned:
+        return _scanned[state]
+    from . import cache
+
+    states: dict[str, Any] = {}
+    data = cache.read_note(INDEX)
+    if data is not None:
+        try:
+            states = dict(json.loads(data)["states"])
+        except (ValueError, TypeError, KeyError):
+            states = {}  # unreadable: scan again
+    found: list[Any] | None = None
+    try:
+        if state in states:
+            found = [(str(n), str(v), None if d is None else str(d)) for n, v, d in states[state]]
+    except (ValueError, TypeError):
+        found = None
+    if found is None:
+        from dsl_parser.extensions import registry
+
+        found = registry.installed()
+        states.pop(state, None)
+        states[state] = found  # the newest last; the oldest beyond INDEX_STATES go
+        kept = dict(list(states.items())[-INDEX_STATES:])
+        cache.write_note(INDEX, json.dumps({"states": kept}).encode())
+    _scanned[state] = found
+    return found
+
+
 def digest(*parts: object) -> str:
     """The disk-cache key: ``parts`` plus every layer's and extension's version and code,
     and the host."""
-    from dsl_parser import extensions
+    from dsl_parser.extensions import registry
 
-    versions, code = extensions.fingerprints()  # one scan of the entry points for both
+    versions, code = registry.fingerprints(installed_extensions())
     h = hashlib.sha256()
     for part in (*parts, component_versions(), versions, code, host_target()):
         h.update(repr(part).encode())

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
 from . import knobs
+from .records import Record, RecordError
 
 #: Where kernels launched by a function run: ``cpu`` (loops over grid and block,
 #: everywhere) or ``nvptx`` (PTX launched through the CUDA driver).
@@ -14,26 +15,22 @@ Backend = Literal["cpu", "nvptx"]
 _PIPELINES: dict[str, str] = {"cpu": "dsl-to-llvm-cpu", "nvptx": "dsl-to-llvm-nvptx"}
 
 
-def _describe(error: Any) -> str:
-    msg = str(error["msg"]).removeprefix("Value error, ")
-    where = ".".join(str(p) for p in error["loc"])
-    return f"{where}: {msg} (got {error.get('input')!r})" if where else msg
-
-
-class CompileOptions(BaseModel):
+@dataclass(frozen=True, init=False)
+class CompileOptions(Record):
     """How a function is compiled.
 
     ``pipeline_options`` are passed to the pipeline as ``{key=value}`` (see
     docs/mlir.md for those of ``dsl-to-llvm-cpu`` and docs/kernels.md for
-    ``dsl-to-llvm-nvptx``, e.g. ``{"chip": "sm_90"}``). ``backend`` picks the
-    pipeline unless ``pipeline`` is given.
+    ``dsl-to-llvm-nvptx``, e.g. ``{"chip": "sm_90"}``); their names may be written
+    Python-style (``vector_size`` is ``vector-size``). ``backend`` picks the pipeline
+    unless ``pipeline`` is given. An unknown option is a TypeError naming the valid
+    ones, a wrong value a ValueError naming the option.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    opt_level: int = Field(default=3, ge=0, le=3)
+    opt_level: int = 3
     backend: Backend = "cpu"
     pipeline: str = "dsl-to-llvm-cpu"
-    pipeline_options: dict[str, bool | int | str] = Field(default_factory=dict)
+    pipeline_options: dict[str, bool | int | str] = field(default_factory=dict)
     #: LLVM IR passes of the JIT: ``"fast"`` (dsl_mlir.FAST_LLVM_PASSES), ``"default"``
     #: (LLVM's O-level pipeline at ``opt_level``) or a new-pass-manager pipeline text.
     #: Code generation runs at ``opt_level`` either way.
@@ -46,46 +43,44 @@ class CompileOptions(BaseModel):
     boundscheck: bool = False
 
     def __init__(self, **fields: Any) -> None:
-        try:
-            super().__init__(**fields)
-        except ValidationError as err:  # our message, without pydantic's web link
-            raise ValueError("invalid compile option: " + "; ".join(
-                _describe(e) for e in err.errors())) from None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _names_and_spellings(cls, data: Any) -> Any:
-        """TypeError naming an unknown option and the valid ones; pipeline option names
-        may be written Python-style (``vector_size`` is ``vector-size``)."""
-        if not isinstance(data, dict):
-            return data
-        unknown = [k for k in data if k not in cls.model_fields]
+        names = [f.name for f in dataclasses.fields(self)]
+        unknown = [k for k in fields if k not in names]
         if unknown:
             raise TypeError(f"unknown compile option {unknown[0]!r}; the options are: "
-                            f"{', '.join(sorted(cls.model_fields))}")
-        given = data.get("pipeline_options")
+                            f"{', '.join(sorted(names))}")
+        given = fields.get("pipeline_options")
         if isinstance(given, dict):
-            data = {**data, "pipeline_options": {str(k).replace("_", "-"): v
-                                                 for k, v in given.items()}}
-        return data
+            fields["pipeline_options"] = {str(k).replace("_", "-"): v for k, v in given.items()}
+        if "pipeline" not in fields and fields.get("backend") in _PIPELINES:
+            fields["pipeline"] = _PIPELINES[fields["backend"]]
+        if ("boundscheck" not in fields and fields.get("backend", "cpu") == "cpu"
+                and knobs.read_boundscheck()):
+            fields["boundscheck"] = True
+        for f in dataclasses.fields(self):
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+            object.__setattr__(self, f.name, fields.get(f.name, default))
+        try:
+            self.__post_init__()
+        except RecordError as err:  # "CompileOptions.opt_level: expected int, got ..."
+            raise ValueError("invalid compile option: "
+                             + str(err).removeprefix("CompileOptions.")) from None
+        self._check_values()
 
-    @model_validator(mode="before")
-    @classmethod
-    def _pipeline_of_backend(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "pipeline" not in data and data.get("backend") in _PIPELINES:
-            data = {**data, "pipeline": _PIPELINES[data["backend"]]}
-        if (isinstance(data, dict) and "boundscheck" not in data
-                and data.get("backend", "cpu") == "cpu" and knobs.read_boundscheck()):
-            data = {**data, "boundscheck": True}
-        return data
-
-    @model_validator(mode="after")
-    def _boundscheck_backend(self) -> CompileOptions:
+    def _check_values(self) -> None:
+        if not 0 <= self.opt_level <= 3:
+            raise ValueError(f"invalid compile option: opt_level: must be 0, 1, 2 or 3 "
+                             f"(got {self.opt_level!r})")
         if self.boundscheck and self.backend != "cpu":
-            raise ValueError(f"boundscheck=True is supported by the cpu backend only, not "
-                             f"{self.backend!r} (run the kernel with backend='cpu' to check "
-                             "its accesses)")
-        return self
+            raise ValueError(f"invalid compile option: boundscheck=True is supported by the cpu "
+                             f"backend only, not {self.backend!r} (run the kernel with "
+                             "backend='cpu' to check its accesses)")
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str | None = None) -> CompileOptions:
+        if not isinstance(data, dict):
+            raise RecordError(f"{where or cls.__name__}: expected an object, got "
+                              f"{type(data).__name__}")
+        return cls(**data)
 
     @property
     def parallel(self) -> bool:
@@ -118,4 +113,5 @@ class CompileOptions(BaseModel):
         return CompileOptions(**{**base, **fields})
 
     def key(self) -> str:
+        """The options as the cache key covers them (JSON, fields in declaration order)."""
         return self.model_dump_json()

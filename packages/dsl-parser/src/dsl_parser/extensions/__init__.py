@@ -21,9 +21,9 @@ See docs/extending.md.
 
 from __future__ import annotations
 
-from .dialects import ensure_dialect as ensure_dialect
-from .dialects import prepare_context as prepare_context
-from .lowering import lower_extensions as lower_extensions
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from .registry import Extension as Extension
 from .registry import ExtensionRegistry as ExtensionRegistry
@@ -39,14 +39,37 @@ from .registry import fingerprint as fingerprint
 from .registry import fingerprints as fingerprints
 from .registry import load as load
 from .registry import namespace_of_module as namespace_of_module
-from .rules import BOOL as BOOL
-from .rules import F64 as F64
-from .rules import I64 as I64
-from .rules import Attr as Attr
-from .rules import composite as composite
-from .rules import custom_op as custom_op
-from .rules import expose as expose
-from .rules import markers as markers
+
+if TYPE_CHECKING:
+    from .dialects import ensure_dialect as ensure_dialect
+    from .dialects import prepare_context as prepare_context
+    from .lowering import lower_extensions as lower_extensions
+    from .rules import BOOL as BOOL
+    from .rules import F64 as F64
+    from .rules import I64 as I64
+    from .rules import Attr as Attr
+    from .rules import composite as composite
+    from .rules import custom_op as custom_op
+    from .rules import expose as expose
+    from .rules import markers as markers
+
+#: Names whose module imports the MLIR bindings' dialect modules, imported on first use
+#: (a cache key needs only the registry).
+_LAZY = {
+    **dict.fromkeys(("ensure_dialect", "prepare_context"), ".dialects"),
+    **dict.fromkeys(("lower_extensions",), ".lowering"),
+    **dict.fromkeys(("BOOL", "F64", "I64", "Attr", "composite", "custom_op", "expose", "markers"),
+                    ".rules"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'dsl_parser.extensions' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BOOL",

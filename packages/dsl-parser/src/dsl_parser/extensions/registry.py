@@ -241,16 +241,33 @@ def code_fingerprint() -> tuple[tuple[str, str], ...]:
     return fingerprints()[1]
 
 
-def fingerprints() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-    """``(declared_fingerprint(), code_fingerprint())`` from one scan of the installed
-    entry points (a scan reads every distribution's metadata: ~4 ms, which a cache key
-    would otherwise pay twice on a process's first call)."""
-    found = {e.name: e.version or "unversioned" for e in _ACTIVE.values()}
-    modules = {e.name: e.origin.split(":")[0] for e in _ACTIVE.values()}
+#: An installed extension as ``fingerprints`` reads it: (entry-point name, its value
+#: ``module:function``, the version of the distribution declaring it or None).
+Installed = tuple[str, str, str | None]
+
+
+def installed() -> list[Installed]:
+    """The installed extensions, from a scan of the entry points (every distribution's
+    metadata is read: milliseconds, plus the import of ``importlib.metadata``)."""
+    found = []
     for ep in _entry_points():
         dist = getattr(ep, "dist", None)
-        found.setdefault(ep.name, getattr(dist, "version", None) or "unversioned")
-        modules.setdefault(ep.name, str(ep.value).split(":")[0].strip())
+        found.append((str(ep.name), str(ep.value), getattr(dist, "version", None)))
+    return found
+
+
+def fingerprints(scanned: Iterable[Installed] | None = None,
+                 ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """``(declared_fingerprint(), code_fingerprint())`` from one scan of the installed
+    entry points (``scanned``: a scan the caller kept, e.g. dsl-runtime's index of it,
+    which spares a process's first call the scan)."""
+    found = {e.name: e.version or "unversioned" for e in _ACTIVE.values()}
+    # an extension's package: from "entry point pkg.mod:register of dist 1.0" or "pkg.mod:fn"
+    modules = {e.name: e.origin.removeprefix("entry point ").split(":")[0].strip()
+               for e in _ACTIVE.values()}
+    for name, value, version in (installed() if scanned is None else scanned):
+        found.setdefault(name, version or "unversioned")
+        modules.setdefault(name, value.split(":")[0].strip())
     code = tuple(sorted((name, _package_digest(module.split(".")[0]))
                         for name, module in modules.items()))
     return tuple(sorted(found.items())), code
