@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from dsl_parser import extensions
-from dsl_parser.extensions import registry
+from dsl_parser.extensions import discovery, registry
 from dsl_runtime import cli, keys
 
 
@@ -105,12 +105,12 @@ def test_the_cache_key_changes_when_an_extensions_code_changes(
     monkeypatch.syspath_prepend(str(root))
     installed.append(importlib.metadata.EntryPoint(
         "rt-edit", "rt_edit_ext:register", extensions.ENTRY_POINT_GROUP))
-    registry._package_digest.cache_clear()
+    discovery.package_digest.cache_clear()
     before = dict(keys.extension_code())["rt-edit"]
     key_before = keys.digest("kernel")
     (package / "lowering.py").write_text("SCALE = 2\n")  # the lowering changed, same version
     assert dict(keys.extension_code())["rt-edit"] == before  # same process: code in use
-    registry._package_digest.cache_clear()  # what a fresh process reads
+    discovery.package_digest.cache_clear()  # what a fresh process reads
     after = dict(keys.extension_code())["rt-edit"]
     assert after != before and keys.digest("kernel") != key_before
     assert len(after) == 16 and before != "unknown"
@@ -121,18 +121,22 @@ def test_the_extension_index_follows_installations(tmp_path: Path,
     """The index of installed extensions (read instead of scanning the entry points) is
     rescanned when the distributions in a sys.path folder change: a new extension changes
     the cache key; other files there (a script's folder) do not count."""
-    site = tmp_path / "site"
+    site, scripts = tmp_path / "site", tmp_path / "scripts"
     site.mkdir()
+    scripts.mkdir()
     monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(sys, "path", [str(scripts), *sys.path])  # the script's folder first
     base = keys.digest("kernel")
     assert "idx-ext" not in {name for name, _, _ in keys.installed_extensions()}
     state = keys._path_state()
-    (site / "script.py").write_text("x = 1\n")
+    (scripts / "edited.py").write_text("x = 1\n")  # editing scripts does not count
     assert keys._path_state() == state
     dist = site / "idx_ext-1.2.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: idx-ext\nVersion: 1.2\n")
     (dist / "entry_points.txt").write_text("[dsl.extensions]\nidx-ext = idx_ext_pkg:register\n")
+    mtime = os.stat(site).st_mtime_ns + 10**9  # coarse file-system clocks: a visible change
+    os.utime(site, ns=(mtime, mtime))
     assert ("idx-ext", "idx_ext_pkg:register", "1.2") in keys.installed_extensions()
     assert keys.digest("kernel") != base
     index = json.loads((Path(os.environ["DSL_CACHE_DIR"]) / "v1" / keys.INDEX).read_bytes())

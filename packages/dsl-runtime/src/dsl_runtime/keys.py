@@ -151,17 +151,21 @@ _scanned: dict[str, list[Any]] = {}
 
 
 def _path_state() -> str:
-    """Digest of the interpreter and of the distributions ``sys.path`` shows: the name and
-    modification time of every ``*.dist-info`` / ``*.egg-info`` in each folder (installing,
-    upgrading or reinstalling one renames or recreates it), the modification time of
-    anything else (a zip). Other files in those folders (the script's own) do not count."""
+    """Digest of the interpreter and of the distributions ``sys.path`` shows: each
+    folder's modification time (installing, upgrading or removing a distribution adds,
+    renames or removes its ``*.dist-info`` there), except the first entry's (the script's
+    folder, where users edit files): there, the names and times of its ``*.dist-info`` /
+    ``*.egg-info`` only."""
     import os
     import sys
 
     h = hashlib.sha256(sys.version.encode())
-    for entry in sys.path:
+    for i, entry in enumerate(sys.path):
         h.update(f"{entry}\0".encode())
         try:
+            if i > 0:
+                h.update(str(os.stat(entry).st_mtime_ns).encode())
+                continue
             with os.scandir(entry or ".") as found:
                 for item in found:
                     if item.name.endswith((".dist-info", ".egg-info")):
@@ -199,9 +203,9 @@ def installed_extensions() -> list[Any]:
     except (ValueError, TypeError):
         found = None
     if found is None:
-        from dsl_parser.extensions import registry
+        from dsl_parser.extensions import discovery
 
-        found = registry.installed()
+        found = discovery.installed()
         states.pop(state, None)
         states[state] = found  # the newest last; the oldest beyond INDEX_STATES go
         kept = dict(list(states.items())[-INDEX_STATES:])
@@ -213,9 +217,9 @@ def installed_extensions() -> list[Any]:
 def digest(*parts: object) -> str:
     """The disk-cache key: ``parts`` plus every layer's and extension's version and code,
     and the host."""
-    from dsl_parser.extensions import registry
+    from dsl_parser.extensions import discovery
 
-    versions, code = registry.fingerprints(installed_extensions())
+    versions, code = discovery.fingerprints(installed_extensions())
     h = hashlib.sha256()
     for part in (*parts, component_versions(), versions, code, host_target()):
         h.update(repr(part).encode())

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import types
 import typing
 from typing import Any, ClassVar, Literal, TypeVar, Union
@@ -105,9 +106,11 @@ class Record:
     @classmethod
     def _field_types(cls) -> dict[str, Any]:
         hints = cls.__dict__.get("_hints")
-        if hints is None:
-            hints = typing.get_type_hints(cls)
-            hints = {f.name: hints[f.name] for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        if hints is None:  # each annotation evaluated once, in its module (typing's
+            # get_type_hints costs milliseconds on a process's first cache hit)
+            namespace = vars(sys.modules[cls.__module__])
+            hints = {f.name: eval(f.type, namespace) if isinstance(f.type, str) else f.type
+                     for f in dataclasses.fields(cls)  # type: ignore[arg-type]
                      if f.name != "extra"}
             cls._hints = hints
         return hints

@@ -24,26 +24,27 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
-from .registry import Extension as Extension
-from .registry import ExtensionRegistry as ExtensionRegistry
-from .registry import ExtensionWarning as ExtensionWarning
-from .registry import LoweringFn as LoweringFn
-from .registry import activate as activate
-from .registry import active as active
-from .registry import code_fingerprint as code_fingerprint
-from .registry import deactivate as deactivate
-from .registry import declared_fingerprint as declared_fingerprint
-from .registry import failures as failures
-from .registry import fingerprint as fingerprint
-from .registry import fingerprints as fingerprints
-from .registry import load as load
-from .registry import namespace_of_module as namespace_of_module
+from .discovery import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
+from .discovery import fingerprints as fingerprints
+from .discovery import installed as installed
 
 if TYPE_CHECKING:
     from .dialects import ensure_dialect as ensure_dialect
     from .dialects import prepare_context as prepare_context
     from .lowering import lower_extensions as lower_extensions
+    from .registry import Extension as Extension
+    from .registry import ExtensionRegistry as ExtensionRegistry
+    from .registry import ExtensionWarning as ExtensionWarning
+    from .registry import LoweringFn as LoweringFn
+    from .registry import activate as activate
+    from .registry import active as active
+    from .registry import code_fingerprint as code_fingerprint
+    from .registry import deactivate as deactivate
+    from .registry import declared_fingerprint as declared_fingerprint
+    from .registry import failures as failures
+    from .registry import fingerprint as fingerprint
+    from .registry import load as load
+    from .registry import namespace_of_module as namespace_of_module
     from .rules import BOOL as BOOL
     from .rules import F64 as F64
     from .rules import I64 as I64
@@ -53,9 +54,13 @@ if TYPE_CHECKING:
     from .rules import expose as expose
     from .rules import markers as markers
 
-#: Names whose module imports the MLIR bindings' dialect modules, imported on first use
-#: (a cache key needs only the registry).
+#: Names imported on first use: the registry (dataclasses, the op table), the dialect and
+#: lowering helpers (MLIR's dialect modules); a cache key needs only ``.discovery``.
 _LAZY = {
+    **dict.fromkeys(("Extension", "ExtensionRegistry", "ExtensionWarning", "LoweringFn",
+                     "activate", "active", "code_fingerprint", "deactivate",
+                     "declared_fingerprint", "failures", "fingerprint", "load",
+                     "namespace_of_module"), ".registry"),
     **dict.fromkeys(("ensure_dialect", "prepare_context"), ".dialects"),
     **dict.fromkeys(("lower_extensions",), ".lowering"),
     **dict.fromkeys(("BOOL", "F64", "I64", "Attr", "composite", "custom_op", "expose", "markers"),
@@ -63,7 +68,12 @@ _LAZY = {
 }
 
 
+_SUBMODULES = frozenset({"dialects", "discovery", "lowering", "registry", "rules"})
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     if name not in _LAZY:
         raise AttributeError(f"module 'dsl_parser.extensions' has no attribute {name!r}")
     value = getattr(importlib.import_module(_LAZY[name], __name__), name)
@@ -93,6 +103,7 @@ __all__ = [
     "failures",
     "fingerprint",
     "fingerprints",
+    "installed",
     "load",
     "lower_extensions",
     "markers",

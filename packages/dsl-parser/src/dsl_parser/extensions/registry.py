@@ -9,7 +9,6 @@ removed again and an ``ExtensionWarning`` names it: the core keeps working.
 
 from __future__ import annotations
 
-import functools
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -18,9 +17,12 @@ from typing import Any
 
 from .. import ops
 from .._mlir import Operation, Value
+from .discovery import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
+from .discovery import Installed as Installed
+from .discovery import entry_points as _entry_points
+from .discovery import installed as installed
 
 #: The entry-point group that installed extensions publish ``register`` in.
-ENTRY_POINT_GROUP = "dsl.extensions"
 
 #: A lowering rule: called with the extension op (insertion point before it, its location
 #: active), returns the values that replace its results.
@@ -175,12 +177,6 @@ def deactivate(name: str) -> None:
         _rollback(ext)
 
 
-def _entry_points() -> Iterable[Any]:
-    from importlib.metadata import entry_points
-
-    return entry_points(group=ENTRY_POINT_GROUP)
-
-
 def load() -> None:
     """Activate every installed extension (entry-point group ``dsl.extensions``), once."""
     global _DISCOVERED
@@ -230,6 +226,15 @@ def declared_fingerprint() -> tuple[tuple[str, str], ...]:
     return fingerprints()[0]
 
 
+def fingerprints(scanned: Iterable[Installed] | None = None,
+                 ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """``discovery.fingerprints`` (the declared and code fingerprints of the installed and
+    active extensions, from one scan or the ``scanned`` one a caller kept)."""
+    from . import discovery
+
+    return discovery.fingerprints(scanned)
+
+
 def code_fingerprint() -> tuple[tuple[str, str], ...]:
     """(name, digest of its package's files) of every installed or active extension.
 
@@ -239,86 +244,6 @@ def code_fingerprint() -> tuple[tuple[str, str], ...]:
     package (the code a process runs does not change under it); nothing is imported.
     """
     return fingerprints()[1]
-
-
-#: An installed extension as ``fingerprints`` reads it: (entry-point name, its value
-#: ``module:function``, the version of the distribution declaring it or None).
-Installed = tuple[str, str, str | None]
-
-
-def installed() -> list[Installed]:
-    """The installed extensions, from a scan of the entry points (every distribution's
-    metadata is read: milliseconds, plus the import of ``importlib.metadata``)."""
-    found = []
-    for ep in _entry_points():
-        dist = getattr(ep, "dist", None)
-        found.append((str(ep.name), str(ep.value), getattr(dist, "version", None)))
-    return found
-
-
-def fingerprints(scanned: Iterable[Installed] | None = None,
-                 ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-    """``(declared_fingerprint(), code_fingerprint())`` from one scan of the installed
-    entry points (``scanned``: a scan the caller kept, e.g. dsl-runtime's index of it,
-    which spares a process's first call the scan)."""
-    found = {e.name: e.version or "unversioned" for e in _ACTIVE.values()}
-    # an extension's package: from "entry point pkg.mod:register of dist 1.0" or "pkg.mod:fn"
-    modules = {e.name: e.origin.removeprefix("entry point ").split(":")[0].strip()
-               for e in _ACTIVE.values()}
-    for name, value, version in (installed() if scanned is None else scanned):
-        found.setdefault(name, version or "unversioned")
-        modules.setdefault(name, value.split(":")[0].strip())
-    code = tuple(sorted((name, _package_digest(module.split(".")[0]))
-                        for name, module in modules.items()))
-    return tuple(sorted(found.items())), code
-
-
-_SOURCE_SUFFIXES = (".py", ".so", ".mlir", ".pyd", ".dylib")
-#: Packages whose files hold more than this are fingerprinted by size and mtime only.
-_CONTENT_LIMIT = 16 << 20
-
-
-@functools.cache
-def _package_digest(top: str) -> str:
-    """SHA-256 (16 hex digits) of the source and library files of package ``top``."""
-    import hashlib
-    import importlib.util
-    import os
-
-    try:
-        spec = importlib.util.find_spec(top)
-    except (ImportError, ValueError):
-        return "unknown"
-    if spec is None:
-        return "unknown"
-    files: list[tuple[str, str]] = []
-    for base in spec.submodule_search_locations or ():
-        for folder, dirs, names in os.walk(base):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            files.extend((os.path.join(folder, n), os.path.relpath(os.path.join(folder, n), base))
-                         for n in sorted(names) if n.endswith(_SOURCE_SUFFIXES))
-    if not files and spec.origin and os.path.isfile(spec.origin):
-        files.append((spec.origin, os.path.basename(spec.origin)))
-    sizes = []
-    for path, _ in files:
-        try:
-            sizes.append(os.stat(path).st_size)
-        except OSError:
-            sizes.append(-1)
-    by_content = sum(max(0, n) for n in sizes) <= _CONTENT_LIMIT
-    h = hashlib.sha256()
-    for (path, rel), size in zip(files, sizes, strict=True):
-        h.update(rel.encode())
-        try:
-            if by_content:
-                with open(path, "rb") as f:
-                    h.update(hashlib.sha256(f.read()).digest())
-            else:  # a large package (bundled libraries): size and modification time
-                st = os.stat(path)
-                h.update(f"{size}:{st.st_mtime_ns}".encode())
-        except OSError:
-            h.update(b"unreadable")
-    return h.hexdigest()[:16]
 
 
 def namespace_of_module(module: str) -> str | None:
