@@ -45,10 +45,27 @@ _PIPELINES: dict[str, str] = {
 }
 
 
+def top_level_operations(module: ir.Module) -> list[ir.Operation]:
+    """The operations of ``module``'s body, as plain operations: iterating
+    ``module.body.operations`` makes op views, which imports each dialect's generated
+    Python module (the LLVM dialect's takes tens of milliseconds on a first compile)."""
+    found: list[ir.Operation] = []
+    entered: list[bool] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if not entered:  # the module itself (pre-order: visited first)
+            entered.append(True)
+            return ir.WalkResult.ADVANCE
+        found.append(op)
+        return ir.WalkResult.SKIP
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
 def _has_error_hook(module: ir.Module) -> bool:
     """Whether ``module`` (LLVM dialect) defines the error-hook global as a writable i64."""
-    for op in module.body.operations:
-        operation = op.operation
+    for operation in top_level_operations(module):
         if operation.name != "llvm.mlir.global":
             continue
         attrs = operation.attributes
@@ -339,7 +356,7 @@ def _keep_ptx(module: ir.Module) -> None:
 
 
 def _op_names(module: ir.Module) -> set[str]:
-    return {op.operation.name for op in module.body.operations}
+    return {op.name for op in top_level_operations(module)}
 
 
 def _copy(module: ir.Module) -> ir.Module:
@@ -396,19 +413,23 @@ def jit(
 
 
 def _entry_symbol(module: ir.Module) -> str | None:
-    """A public function the engine defines (its lookup compiles and links the module)."""
-    fallback = None
-    for op in module.body.operations:
-        if op.operation.name != "llvm.func" or not op.regions[0].blocks:
-            continue
-        name: str = ir.StringAttr(op.attributes["sym_name"]).value
+    """A public function the engine defines (its lookup compiles and links the module):
+    a C-interface wrapper (``_mlir_ciface_*`` or its packed ``_mlir__mlir_ciface_*``,
+    public by construction) when there is one, so that no LLVM-dialect attribute is
+    read (reading ``linkage`` imports the LLVM dialect's Python module, tens of
+    milliseconds on a first compile)."""
+    defined = [op for op in top_level_operations(module)
+               if op.name == "llvm.func" and op.regions[0].blocks]
+    names = [str(ir.StringAttr(op.attributes["sym_name"]).value) for op in defined]
+    wrapper = next((n for n in names if n.startswith("_mlir__mlir_ciface_")),
+                   next((n for n in names if n.startswith("_mlir_ciface_")), None))
+    if wrapper is not None:
+        return wrapper
+    for op, name in zip(defined, names, strict=True):
         linkage = str(op.attributes["linkage"]) if "linkage" in op.attributes else ""
-        if "internal" in linkage or "private" in linkage:
-            continue
-        if name.startswith("_mlir__mlir_ciface_"):
+        if "internal" not in linkage and "private" not in linkage:
             return name
-        fallback = fallback or name
-    return fallback
+    return None
 
 
 def _materialize(engine: execution_engine.ExecutionEngine, module: ir.Module) -> None:
