@@ -19,6 +19,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import dsl_parser.language as pl
 
@@ -65,7 +66,7 @@ def control_flow(loops: int) -> str:
 PUBLISHED = "published figure, not measured here: the reference parser (seeds/002), 41 ms for 200 statements"
 
 
-def measure(parse: Callable[[str], object], code: str, repeat: int) -> list[float]:
+def measure(parse: Callable[[Any], object], code: Any, repeat: int) -> list[float]:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -98,6 +99,66 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name:<24}{statements:>11}{best:>10.2f}{median:>11.2f}"
               f"{best * 1e3 / statements:>9.1f}{floor:>14.2f}{best / floor:>13.1f}x")
     print(f"\n{PUBLISHED}")
+    scaling(max(3, args.repeat // 5))
+
+
+ELEMENTWISE = ("pl.add({a}, y)", "pl.sub({a}, x)", "pl.mul({a}, y)", "pl.mul({a}, 0.5)")
+
+
+def elementwise_line(count: int, reuse: bool = False) -> str:
+    """``count`` element-wise statements, each on the previous value (``reuse``: and on
+    an earlier one, a DAG of shared subexpressions)."""
+    lines = ["@pl.function\ndef chain(x: pl.Tensor[[64], pl.FP32], y: pl.Tensor[[64], pl.FP32])"
+             " -> pl.Tensor[[64], pl.FP32]:"]
+    names = ["x", "y"]
+    for i in range(count):
+        op = ELEMENTWISE[i % len(ELEMENTWISE)].format(a=names[-1])
+        if reuse:
+            op = f"pl.add({op}, {names[(i * 7) % len(names)]})"
+        lines.append(f"    v{i} = {op}")
+        names.append(f"v{i}")
+    lines.append(f"    return {names[-1]}")
+    return "\n".join(lines) + "\n"
+
+
+def dag_growth() -> None:
+    """Lowering time of element-wise DAGs with shared subexpressions (each value used by
+    up to three later ones): dsl-fuse-elementwise recomputes a producer in each of its
+    (up to 3) consumers, and the fused bodies compound. Known to grow exponentially
+    (see the closing note of issue 18); sizes stay small so that the run ends."""
+    import dsl_mlir
+
+    cells = []
+    for count in (10, 20, 30, 40):
+        module = pl.parse(elementwise_line(count, reuse=True)).module
+        start = time.perf_counter()
+        dsl_mlir.lower(module)
+        cells.append(f"{count}: {(time.perf_counter() - start) * 1e3:.0f} ms")
+    print("lower, DAG of shared subexpressions  " + "   ".join(cells))
+
+
+def scaling(repeat: int) -> None:
+    """Time per statement at 100, 1,000 and 5,000 statements: flat when linear. Parse of
+    straight-line code and of loop nests, and the lowering pipeline (dsl-to-llvm-cpu) of
+    element-wise chains."""
+    import dsl_mlir
+
+    print("\nScaling (best of", repeat, "runs; us per statement should stay flat)")
+    print(f"{'series':<34}{'100':>12}{'1,000':>12}{'5,000':>12}")
+    series: list[tuple[str, Callable[[int], Any], Callable[[Any], object]]] = [
+        ("parse, straight-line", straight_line, pl.parse),
+        ("parse, loop nests (10 stmts each)", lambda n: control_flow(max(1, n // 10)), pl.parse),
+        ("lower, element-wise chain (parsed)",
+         lambda n: pl.parse(elementwise_line(n)).module, dsl_mlir.lower),
+    ]
+    for name, make, run in series:
+        cells = []
+        for count in (100, 1000, 5000):
+            subject = make(count)
+            best = min(measure(run, subject, repeat if count < 5000 else 1))
+            cells.append(f"{best * 1e3 / count:>9.1f} us")
+        print(f"{name:<34}" + "".join(f"{c:>12}" for c in cells))
+    dag_growth()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["core_bench.py", "mlir_bench.py", "parse_bench.py", "dispatch_bench.py",
+SCRIPTS = ["core_bench.py", "mlir_bench.py", "parse_bench.py", "dispatch_bench.py", "many_kernels.py",
            "kernels.py", "launch_bench.py", "block_kernels_bench.py", "thread_loops_bench.py"]
 
 if __name__ == "__main__":
