@@ -41,6 +41,7 @@ FAST_LLVM_PASSES = (
 #: ``boundscheck``) call it when they fail (docs/mlir.md, "Run-time checks").
 ERROR_HOOK_SYMBOL = "__dsl_error_hook"
 
+
 def install_error_hook(global_address: int) -> None:
     """Store the address of dsl-mlir's error hook into the ``__dsl_error_hook``
     global at ``global_address`` (of a JIT'd module or a loaded shared library)."""
@@ -50,12 +51,14 @@ def install_error_hook(global_address: int) -> None:
         raise ValueError("install_error_hook: null address")
     ctypes.c_int64.from_address(global_address).value = error_hook_address()
 
+
 def raise_pending_error() -> None:
     """Raise the error a run-time check of compiled code recorded during the last call
     (IndexError for offsets and indices, ValueError for sizes), if any."""
     from ._dispatch import raise_pending_error as _raise
 
     _raise()
+
 
 @functools.cache
 def native_build_id() -> str:

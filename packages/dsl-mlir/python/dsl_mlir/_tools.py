@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import sys
 
+from ._compiled import LIBS_DIR
+
 
 def dsl_opt_path() -> str:
     """Path of the dsl-opt executable shipped in this package."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "_mlir", "_mlir_libs", "dsl-opt")
+    return os.path.join(LIBS_DIR, "dsl-opt")
 
 
 def dsl_opt_main() -> None:

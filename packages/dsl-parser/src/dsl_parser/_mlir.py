@@ -48,10 +48,6 @@ class LateOp:
             self._class = getattr(self._dialect, self._name)
         return self._class(*args, **kwargs)
 
-    @property
-    def OPERATION_NAME(self) -> str:
-        return str(getattr(self._dialect, self._name).OPERATION_NAME)
-
     def __repr__(self) -> str:
         return f"<op class {self._name}, looked up on use>"
 

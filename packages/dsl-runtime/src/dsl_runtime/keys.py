@@ -128,18 +128,23 @@ def module_identity(parsed: Any) -> str:
 
 
 def extension_versions() -> tuple[tuple[str, str], ...]:
-    """(name, version) of every active dsl extension (their lowering rules shape the code)."""
-    from dsl_parser import extensions
-
-    return extensions.declared_fingerprint()  # metadata only: no extension code runs here
+    """(name, version) of every installed or active dsl extension (their lowering rules
+    shape the code); metadata only: no extension code runs here."""
+    return _extension_fingerprints()[0]
 
 
 def extension_code() -> tuple[tuple[str, str], ...]:
     """(name, digest of its package's files) of every dsl extension: an edited editable
     extension changes the key even without a version bump."""
-    from dsl_parser import extensions
+    return _extension_fingerprints()[1]
 
-    return extensions.code_fingerprint()
+
+def _extension_fingerprints() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """(versions, code digests) of the extensions, from the index of installed ones
+    (``installed_extensions``) and the active ones: what ``digest`` keys on."""
+    from dsl_parser.extensions import discovery
+
+    return discovery.fingerprints(installed_extensions())
 
 
 #: ``<cache>/v1/<INDEX>``: the installed extensions as last scanned, and the state of the
@@ -217,9 +222,7 @@ def installed_extensions() -> list[Any]:
 def digest(*parts: object) -> str:
     """The disk-cache key: ``parts`` plus every layer's and extension's version and code,
     and the host."""
-    from dsl_parser.extensions import discovery
-
-    versions, code = discovery.fingerprints(installed_extensions())
+    versions, code = _extension_fingerprints()
     h = hashlib.sha256()
     for part in (*parts, component_versions(), versions, code, host_target()):
         h.update(repr(part).encode())

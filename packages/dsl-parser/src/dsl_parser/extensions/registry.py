@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import ops
 from .._mlir import Operation, Value
 from .discovery import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
-from .discovery import Installed as Installed
 from .discovery import entry_points as _entry_points
+from .discovery import fingerprints as fingerprints
 from .discovery import installed as installed
-
-#: The entry-point group that installed extensions publish ``register`` in.
 
 #: A lowering rule: called with the extension op (insertion point before it, its location
 #: active), returns the values that replace its results.
@@ -224,15 +222,6 @@ def declared_fingerprint() -> tuple[tuple[str, str], ...]:
     Cheap (no extension code runs): what a cache key needs before anything is compiled.
     """
     return fingerprints()[0]
-
-
-def fingerprints(scanned: Iterable[Installed] | None = None,
-                 ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-    """``discovery.fingerprints`` (the declared and code fingerprints of the installed and
-    active extensions, from one scan or the ``scanned`` one a caller kept)."""
-    from . import discovery
-
-    return discovery.fingerprints(scanned)
 
 
 def code_fingerprint() -> tuple[tuple[str, str], ...]:
