@@ -121,26 +121,11 @@ def elementwise_line(count: int, reuse: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def dag_growth() -> None:
-    """Lowering time of element-wise DAGs with shared subexpressions (each value used by
-    up to three later ones): dsl-fuse-elementwise recomputes a producer in each of its
-    (up to 3) consumers, and the fused bodies compound. Known to grow exponentially
-    (see the closing note of issue 18); sizes stay small so that the run ends."""
-    import dsl_mlir
-
-    cells = []
-    for count in (10, 20, 30, 40):
-        module = pl.parse(elementwise_line(count, reuse=True)).module
-        start = time.perf_counter()
-        dsl_mlir.lower(module)
-        cells.append(f"{count}: {(time.perf_counter() - start) * 1e3:.0f} ms")
-    print("lower, DAG of shared subexpressions  " + "   ".join(cells))
-
-
 def scaling(repeat: int) -> None:
     """Time per statement at 100, 1,000 and 5,000 statements: flat when linear. Parse of
     straight-line code and of loop nests, and the lowering pipeline (dsl-to-llvm-cpu) of
-    element-wise chains."""
+    element-wise chains and of element-wise DAGs whose values are read by up to three
+    later statements (fusion recomputes small shared values in each reader)."""
     import dsl_mlir
 
     print("\nScaling (best of", repeat, "runs; us per statement should stay flat)")
@@ -150,6 +135,8 @@ def scaling(repeat: int) -> None:
         ("parse, loop nests (10 stmts each)", lambda n: control_flow(max(1, n // 10)), pl.parse),
         ("lower, element-wise chain (parsed)",
          lambda n: pl.parse(elementwise_line(n)).module, dsl_mlir.lower),
+        ("lower, element-wise DAG (parsed)",
+         lambda n: pl.parse(elementwise_line(n, reuse=True)).module, dsl_mlir.lower),
     ]
     for name, make, run in series:
         cells = []
@@ -158,7 +145,6 @@ def scaling(repeat: int) -> None:
             best = min(measure(run, subject, repeat if count < 5000 else 1))
             cells.append(f"{best * 1e3 / count:>9.1f} us")
         print(f"{name:<34}" + "".join(f"{c:>12}" for c in cells))
-    dag_growth()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,14 @@
 // `kMaxUses` uses, all of them linalg ops: each consumer recomputes it, and once
 // fused into every one the temporary is gone.
 //
+// Both kinds of fusion are bounded, or compiling long programs blows up: a
+// recomputed producer is copied into each consumer, and consumers that are in
+// turn recomputed compound (a DAG of shared subexpressions grew exponentially:
+// 60 statements took a second, 100 never finished). Only a small producer
+// (`kMaxRecomputedOps`) is recomputed, and no fusion makes a body larger than
+// `kMaxFusedOps`: each fusion copies the producer's body, so an unbounded chain
+// is quadratic. Past these sizes the work per element dwarfs one temporary.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dsl/Conversion/Passes.h"
@@ -33,8 +41,28 @@ namespace {
 /// The most uses of a value that fusion recomputes instead of storing.
 constexpr unsigned kMaxUses = 3;
 
+/// The largest body (in operations) recomputed in each of several consumers.
+constexpr unsigned kMaxRecomputedOps = 16;
+
+/// The largest body a fusion may produce.
+constexpr unsigned kMaxFusedOps = 256;
+
+/// The operations in the body of `op` (a linalg op), nested ones included,
+/// counted up to `limit + 1`: enough to compare with `limit`, at bounded cost.
+unsigned bodySize(Operation *op, unsigned limit) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return 0;
+  unsigned count = 0;
+  linalgOp.getBlock()->walk([&](Operation *) {
+    return ++count > limit ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return count;
+}
+
 /// Whether `producer` (an elementwise linalg op) may be fused into the
-/// consumers of its results: one use, or a few uses that are all linalg ops.
+/// consumers of its results: one use, or a few uses that are all linalg ops
+/// when its body is small enough to recompute.
 bool fusible(Operation *producer) {
   if (!producer)
     return false;
@@ -42,6 +70,8 @@ bool fusible(Operation *producer) {
     return true;
   auto linalgOp = dyn_cast<linalg::GenericOp>(producer);
   if (!linalgOp || linalgOp.getNumReductionLoops() != 0 || producer->getNumResults() != 1)
+    return false;
+  if (bodySize(producer, kMaxRecomputedOps) > kMaxRecomputedOps)
     return false;
   unsigned uses = 0;
   for (Operation *user : producer->getUsers()) {
@@ -67,11 +97,20 @@ bool multipliesWork(OpOperand *operand) {
   return false;
 }
 
+/// Whether fusing `operand`'s producer into its owner stays within
+/// `kMaxFusedOps`.
+bool smallEnough(OpOperand *operand) {
+  unsigned producer = bodySize(operand->get().getDefiningOp(), kMaxFusedOps);
+  unsigned consumer = bodySize(operand->getOwner(), kMaxFusedOps);
+  return producer + consumer <= kMaxFusedOps;
+}
+
 struct DslFuseElementwise : dsl::impl::DslFuseElementwiseBase<DslFuseElementwise> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     linalg::ControlFusionFn control = [](OpOperand *operand) {
-      return fusible(operand->get().getDefiningOp()) && !multipliesWork(operand);
+      return fusible(operand->get().getDefiningOp()) && !multipliesWork(operand) &&
+             smallEnough(operand);
     };
     linalg::ControlFusionFn oneUse = [](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();

@@ -116,3 +116,53 @@ func.func @matmul_operand(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %c: tensor
   } -> tensor<8xf32>
   return %mm, %sum : tensor<8x4xf32>, tensor<8xf32>
 }
+
+// A producer with two uses is recomputed only when its body is small (at most
+// 16 operations): a larger one is stored once, and each of its uses reads it.
+// CHECK-LABEL: func.func @large_shared(
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK-COUNT-17: math.
+// CHECK: linalg.generic {{.*}} ins(%[[E]] :
+// CHECK-NOT: math.sin
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[E]] :
+// CHECK-NOT: math.sin
+// CHECK: arith.mulf
+func.func @large_shared(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %empty = tensor.empty() : tensor<64xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%empty : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t0 = math.exp %a : f32
+    %t1 = math.tanh %t0 : f32
+    %t2 = math.sin %t1 : f32
+    %t3 = math.exp %t2 : f32
+    %t4 = math.tanh %t3 : f32
+    %t5 = math.sin %t4 : f32
+    %t6 = math.exp %t5 : f32
+    %t7 = math.tanh %t6 : f32
+    %t8 = math.sin %t7 : f32
+    %t9 = math.exp %t8 : f32
+    %t10 = math.tanh %t9 : f32
+    %t11 = math.sin %t10 : f32
+    %t12 = math.exp %t11 : f32
+    %t13 = math.tanh %t12 : f32
+    %t14 = math.sin %t13 : f32
+    %t15 = math.exp %t14 : f32
+    %t16 = math.tanh %t15 : f32
+    linalg.yield %t16 : f32
+  } -> tensor<64xf32>
+  %a1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%e : tensor<64xf32>) outs(%empty : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.addf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  %a2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%e : tensor<64xf32>) outs(%empty : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.mulf %a, %a : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  return %a1, %a2 : tensor<64xf32>, tensor<64xf32>
+}
