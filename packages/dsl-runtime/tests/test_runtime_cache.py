@@ -80,6 +80,23 @@ def test_keys_cover_specialization_options_and_versions(monkeypatch: pytest.Monk
         keys.component_versions.cache_clear()
 
 
+def test_the_keys_take_the_version_of_the_layer_that_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layers' versions come from the imported packages (what compiles the code), not
+    from a second read of their files."""
+    import dsl_parser
+
+    keys.component_versions.cache_clear()
+    base = keys.digest("kernel")
+    assert ("dsl-parser", dsl_parser.__version__) in keys.component_versions()
+    monkeypatch.setattr(dsl_parser, "__version__", "9.9.9")
+    keys.component_versions.cache_clear()
+    try:
+        assert ("dsl-parser", "9.9.9") in keys.component_versions()
+        assert keys.digest("kernel") != base
+    finally:
+        keys.component_versions.cache_clear()
+
+
 def test_a_rebuild_of_dsl_mlir_with_the_same_version_changes_the_keys(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Found when rebuilding: code compiled by the previous build of the pipelines (same

@@ -143,6 +143,31 @@ def test_the_extension_index_follows_installations(tmp_path: Path,
     assert len(index["states"]) == 2  # before and after the installation
 
 
+def test_the_fingerprints_before_the_registry_loads_are_the_discovery_ones(
+        tmp_path: Path, installed: list[importlib.metadata.EntryPoint],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm first call computes the extension fingerprints without the parser's extension
+    modules; a process that has loaded them (it compiled something) must get the same
+    ones, or the two would never share cache entries."""
+    package = tmp_path / "rt_fast_ext"
+    package.mkdir()
+    (package / "__init__.py").write_text("def register(r):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    installed.append(importlib.metadata.EntryPoint(
+        "rt-fast", "rt_fast_ext.sub:register", extensions.ENTRY_POINT_GROUP))
+    installed.append(importlib.metadata.EntryPoint(  # a duplicate name: the first one counts
+        "rt-fast", "other_pkg:register", extensions.ENTRY_POINT_GROUP))
+    monkeypatch.setattr(keys, "_scanned", {})
+    monkeypatch.setattr(registry, "_ACTIVE", {})
+    with_registry = keys._extension_fingerprints()
+    monkeypatch.delitem(sys.modules, "dsl_parser.extensions.registry")
+    without = keys._extension_fingerprints()
+    assert without == with_registry == discovery.fingerprints(keys.installed_extensions())
+    assert without[0] == (("rt-fast", "unversioned"),)
+    assert without[1] == (("rt-fast", discovery.package_digest("rt_fast_ext")),)
+    assert without[1][0][1] not in ("unknown", discovery.package_digest("other_pkg"))
+
+
 WARM = textwrap.dedent("""
     import sys, numpy as np
     import dsl_parser.language as pl
@@ -156,7 +181,8 @@ WARM = textwrap.dedent("""
     z = twice(np.arange(4, dtype=np.float32))
     cache.flush()
     heavy = [m for m in ("importlib.metadata", "dsl_mlir._mlir._mlir_libs._mlir", "pydantic",
-                         "dsl_parser.parser.entry") if m in sys.modules]
+                         "dsl_parser.parser.entry", "dsl_parser.extensions",
+                         "dsl_mlir.objects") if m in sys.modules]
     print(z.tolist(), sorted(twice.timings), heavy)
 """)
 

@@ -14,6 +14,7 @@ release numbers itself (``packaging`` reads every other specifier and version).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import operator
 import os
@@ -134,4 +135,54 @@ def check_requirements(owner: str, requirements: Mapping[str, str],
     return found
 
 
-__all__ = ["check_requirements", "installed_version", "problem", "satisfies"]
+_SOURCE_SUFFIXES = (".py", ".so", ".mlir", ".pyd", ".dylib")
+#: Packages whose files hold more than this are fingerprinted by size and mtime only.
+_CONTENT_LIMIT = 16 << 20
+
+
+@functools.cache
+def package_digest(top: str) -> str:
+    """SHA-256 (16 hex digits) of the source and library files of top-level package (or
+    module) ``top``, found without importing it; ``"unknown"`` when it is not found.
+    Cache keys of compiled code use it for code that shapes the code they cache (the
+    dsl extensions): an edited editable install changes it without a version bump.
+    Once per process."""
+    import hashlib
+
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return "unknown"
+    if spec is None:
+        return "unknown"
+    files: list[tuple[str, str]] = []
+    for base in spec.submodule_search_locations or ():
+        for folder, dirs, names in os.walk(base):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            files.extend((os.path.join(folder, n), os.path.relpath(os.path.join(folder, n), base))
+                         for n in sorted(names) if n.endswith(_SOURCE_SUFFIXES))
+    if not files and spec.origin and os.path.isfile(spec.origin):
+        files.append((spec.origin, os.path.basename(spec.origin)))
+    sizes = []
+    for path, _ in files:
+        try:
+            sizes.append(os.stat(path).st_size)
+        except OSError:
+            sizes.append(-1)
+    by_content = sum(max(0, n) for n in sizes) <= _CONTENT_LIMIT
+    h = hashlib.sha256()
+    for (path, rel), size in zip(files, sizes, strict=True):
+        h.update(rel.encode())
+        try:
+            if by_content:
+                with open(path, "rb") as f:
+                    h.update(hashlib.sha256(f.read()).digest())
+            else:  # a large package (bundled libraries): size and modification time
+                st = os.stat(path)
+                h.update(f"{size}:{st.st_mtime_ns}".encode())
+        except OSError:
+            h.update(b"unreadable")
+    return h.hexdigest()[:16]
+
+
+__all__ = ["check_requirements", "installed_version", "package_digest", "problem", "satisfies"]

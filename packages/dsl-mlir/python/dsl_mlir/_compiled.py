@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import struct
 
 #: Directory holding the aggregate C API library and the dsl-opt executable.
 LIBS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_mlir", "_mlir_libs")
@@ -65,7 +66,42 @@ def native_build_id() -> str:
     """The linker's build ID of dsl-mlir's native library (``CAPI_LIBRARY``): it changes
     with every rebuild of the pipelines, also where the version does not, so caches of
     compiled code key on it. ``"unknown"`` when the library carries none."""
-    from . import objects
+    return build_id(CAPI_LIBRARY) or "unknown"
 
-    return objects.build_id(CAPI_LIBRARY) or "unknown"
+
+def check_elf64(head: bytes, path: str | os.PathLike[str]) -> None:
+    """ValueError unless ``head`` starts an ELF64 little-endian file."""
+    if head[:4] != b"\x7fELF" or head[4:5] != b"\x02" or head[5:6] != b"\x01":
+        raise ValueError(f"{path}: not a little-endian ELF64 file")
+
+
+def build_id(path: str | os.PathLike[str]) -> str | None:
+    """The GNU build ID (hex) of an ELF64 little-endian library, or None when it has none.
+
+    The linker computes it from the linked bytes, so it changes with every rebuild of
+    dsl-mlir's native code even where the version does not (dsl-runtime puts it in
+    its cache keys). Reads only the headers and notes, not the whole file."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        check_elf64(head, path)
+        phoff, = struct.unpack_from("<Q", head, 0x20)
+        phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+        for i in range(phnum):
+            kind, _flags, offset, _vaddr, _paddr, size = struct.unpack_from(
+                "<IIQQQQ", table, i * phentsize)
+            if kind != 4:  # PT_NOTE
+                continue
+            f.seek(offset)
+            notes = f.read(min(size, 1 << 16))
+            pos = 0
+            while pos + 12 <= len(notes):
+                namesz, descsz, note_type = struct.unpack_from("<III", notes, pos)
+                name_end = pos + 12 + ((namesz + 3) & ~3)
+                desc = notes[name_end:name_end + descsz]
+                if note_type == 3 and notes[pos + 12:pos + 12 + namesz] == b"GNU\0":
+                    return desc.hex()
+                pos = name_end + ((descsz + 3) & ~3)
+    return None
 

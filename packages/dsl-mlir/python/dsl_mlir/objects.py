@@ -14,6 +14,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+from ._compiled import build_id, check_elf64
+
 #: libc functions generated code may call (memory, allocation, printing of errors).
 LIBC = frozenset({
     "malloc", "free", "calloc", "realloc", "aligned_alloc", "posix_memalign",
@@ -44,16 +46,10 @@ def allowed(symbol: str) -> bool:
     return symbol in LIBC or symbol in LIBM or symbol.startswith(RUNTIME_PREFIXES)
 
 
-def _check_elf64(head: bytes, path: str | Path) -> None:
-    """ValueError unless ``head`` starts an ELF64 little-endian file."""
-    if head[:4] != b"\x7fELF" or head[4:5] != b"\x02" or head[5:6] != b"\x01":
-        raise ValueError(f"{path}: not a little-endian ELF64 file")
-
-
 def undefined_symbols(path: str | Path) -> set[str]:
     """The undefined (imported) symbols of an ELF64 little-endian object or library."""
     data = Path(path).read_bytes()
-    _check_elf64(data, path)
+    check_elf64(data, path)
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
@@ -78,32 +74,5 @@ def disallowed_symbols(path: str | Path) -> set[str]:
     return {s for s in undefined_symbols(path) if not allowed(s)}
 
 
-def build_id(path: str | Path) -> str | None:
-    """The GNU build ID (hex) of an ELF64 little-endian library, or None when it has none.
-
-    The linker computes it from the linked bytes, so it changes with every rebuild of
-    dsl-mlir's native code even where the version does not (dsl-runtime puts it in
-    its cache keys). Reads only the headers and notes, not the whole file."""
-    with open(path, "rb") as f:
-        head = f.read(64)
-        _check_elf64(head, path)
-        phoff, = struct.unpack_from("<Q", head, 0x20)
-        phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
-        f.seek(phoff)
-        table = f.read(phentsize * phnum)
-        for i in range(phnum):
-            kind, _flags, offset, _vaddr, _paddr, size = struct.unpack_from(
-                "<IIQQQQ", table, i * phentsize)
-            if kind != 4:  # PT_NOTE
-                continue
-            f.seek(offset)
-            notes = f.read(min(size, 1 << 16))
-            pos = 0
-            while pos + 12 <= len(notes):
-                namesz, descsz, note_type = struct.unpack_from("<III", notes, pos)
-                name_end = pos + 12 + ((namesz + 3) & ~3)
-                desc = notes[name_end:name_end + descsz]
-                if note_type == 3 and notes[pos + 12:pos + 12 + namesz] == b"GNU\0":
-                    return desc.hex()
-                pos = name_end + ((descsz + 3) & ~3)
-    return None
+__all__ = ["LIBC", "LIBM", "RUNTIME_PREFIXES", "allowed", "build_id", "disallowed_symbols",
+           "undefined_symbols"]

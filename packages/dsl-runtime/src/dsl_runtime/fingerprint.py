@@ -50,6 +50,8 @@ def _chain(node: ast.expr) -> Path | None:
 
 
 _sources: weakref.WeakKeyDictionary[Any, str | None] = weakref.WeakKeyDictionary()
+#: The parsed (dedented) source of a function, where reading it parsed it already.
+_trees: weakref.WeakKeyDictionary[Any, ast.Module] = weakref.WeakKeyDictionary()
 
 
 def source(fn: Any) -> str | None:
@@ -59,7 +61,10 @@ def source(fn: Any) -> str | None:
         return _sources[fn]
     except (KeyError, TypeError):
         pass
-    text = _source_by_positions(fn)
+    text, tree = _source_by_positions(fn)
+    if tree is not None:
+        with contextlib.suppress(TypeError):
+            _trees[fn] = tree
     if text is None:
         try:
             text = inspect.getsource(fn)
@@ -77,25 +82,26 @@ def _last_line(code: Any) -> int:
     return max(ends, default=int(code.co_firstlineno))
 
 
-def _source_by_positions(fn: Any) -> str | None:
+def _source_by_positions(fn: Any) -> tuple[str | None, ast.Module | None]:
     """The lines of ``fn``'s definition (decorators included), cut from its file by the
-    positions of its code (Python 3.11+): ``inspect.getsource`` finds the end of the
-    block with the tokenizer, whose regular expressions alone take ~4 ms to compile on a
-    process's first call. None when the lines do not parse as one definition."""
+    positions of its code (Python 3.11+), and their parse: ``inspect.getsource`` finds
+    the end of the block with the tokenizer, whose regular expressions alone take ~4 ms
+    to compile on a process's first call. (None, None) when the lines do not parse as
+    one definition."""
     code = getattr(fn, "__code__", None)
     if code is None or not hasattr(code, "co_positions"):
-        return None
+        return None, None
     lines = linecache.getlines(code.co_filename)
     first = code.co_firstlineno
     if not lines or first > len(lines):
-        return None
+        return None, None
     text = "".join(lines[first - 1:_last_line(code)])
     try:
         tree = ast.parse(textwrap.dedent(text))
     except (SyntaxError, ValueError):
-        return None
+        return None, None
     ok = len(tree.body) == 1 and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef))
-    return text if ok else None
+    return (text, tree) if ok else (None, None)
 
 
 def _definition(fn: Any) -> ast.AST | None:
@@ -103,7 +109,11 @@ def _definition(fn: Any) -> ast.AST | None:
     if text is None:
         return None
     try:
-        tree = ast.parse(textwrap.dedent(text))
+        tree = _trees.get(fn)
+    except TypeError:
+        tree = None
+    try:
+        tree = tree or ast.parse(textwrap.dedent(text))
     except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):

@@ -15,14 +15,25 @@ _COMPONENTS = ("dsl-core", "dsl-mlir", "dsl-parser")
 _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
 
 
+def _layer_version(dist: str) -> str:
+    """The version of layer ``dist`` that runs: its imported package's ``__version__``
+    (free: the layers are imported before anything is compiled), else the installed one."""
+    import sys
+
+    version = getattr(sys.modules.get(dist.replace("-", "_")), "__version__", None)
+    if isinstance(version, str) and version:
+        return version
+    from dsl_core.versions import installed_version
+
+    return installed_version(dist) or "missing"
+
+
 @cache
 def component_versions() -> tuple[tuple[str, str], ...]:
     """Versions of every layer, plus the MLIR release and the ``dsl`` dialect version that
     dsl-mlir embeds (a change in any invalidates cached code)."""
-    from dsl_core.versions import installed_version
-
     found = [("dsl-runtime", __version__)]
-    found += [(dist, installed_version(dist) or "missing") for dist in _COMPONENTS]
+    found += [(dist, _layer_version(dist)) for dist in _COMPONENTS]
     import dsl_mlir
 
     found.append(("mlir", str(getattr(dsl_mlir, "MLIR_VERSION", "unknown"))))
@@ -141,10 +152,29 @@ def extension_code() -> tuple[tuple[str, str], ...]:
 
 def _extension_fingerprints() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
     """(versions, code digests) of the extensions, from the index of installed ones
-    (``installed_extensions``) and the active ones: what ``digest`` keys on."""
-    from dsl_parser.extensions import discovery
+    (``installed_extensions``) and the active ones: what ``digest`` keys on.
 
-    return discovery.fingerprints(installed_extensions())
+    Before the parser's extension registry is loaded, no extension is active and the
+    fingerprints are those of the installed ones alone, computed here as
+    ``dsl_parser.extensions.discovery.fingerprints`` does (a test checks that the two
+    agree), without importing the parser's extension modules: a process's first call
+    with a warm disk cache does not load them."""
+    import sys
+
+    if "dsl_parser.extensions.registry" in sys.modules:
+        from dsl_parser.extensions import discovery
+
+        return discovery.fingerprints(installed_extensions())
+    from dsl_core.versions import package_digest
+
+    found: dict[str, str] = {}
+    modules: dict[str, str] = {}
+    for name, value, version in installed_extensions():
+        found.setdefault(name, version or "unversioned")
+        modules.setdefault(name, value.split(":")[0].strip())
+    code = tuple(sorted((name, package_digest(module.split(".")[0]))
+                        for name, module in modules.items()))
+    return tuple(sorted(found.items())), code
 
 
 #: ``<cache>/v1/<INDEX>``: the installed extensions as last scanned, and the state of the

@@ -20,7 +20,8 @@ import json
 import sys
 import types
 import typing
-from typing import Any, ClassVar, Literal, TypeVar, Union
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal, NoReturn, TypeVar, Union
 
 R = TypeVar("R", bound="Record")
 
@@ -32,54 +33,131 @@ class RecordError(ValueError):
 def _name(tp: Any) -> str:
     if typing.get_origin(tp) is Literal:
         return " | ".join(repr(a) for a in typing.get_args(tp))
+    if typing.get_args(tp):  # tuple[int, str], int | None
+        return str(tp).replace("typing.", "")
     return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
+
+
+Checker = Callable[[Any, str], Any]
+#: Checks built so far, by the annotation and its spelling (unions compare equal in any
+#: order, but ``float | int`` and ``int | float`` check 1 differently).
+_CHECKERS: dict[tuple[Any, str], Checker] = {}
 
 
 def _check(tp: Any, value: Any, where: str) -> Any:
     """``value`` as field type ``tp`` holds it (lists frozen into tuples, dicts of nested
     records built); RecordError naming ``where`` otherwise."""
-    origin = typing.get_origin(tp)
-    if tp is Any:
-        return value
-    if origin is Literal:
-        if value in typing.get_args(tp) and type(value) in {type(a) for a in typing.get_args(tp)}:
-            return value
-    elif origin in (Union, types.UnionType):
-        for arm in typing.get_args(tp):
-            try:
-                return _check(arm, value, where)
-            except RecordError:
-                continue
-    elif origin is tuple:
-        args = typing.get_args(tp)
-        if isinstance(value, (list, tuple)):
-            if len(args) == 2 and args[1] is Ellipsis:
-                return tuple(_check(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
-            if len(args) == len(value):
-                return tuple(_check(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value)))
-    elif origin is dict:
-        key_type, value_type = typing.get_args(tp)
-        if isinstance(value, dict):
-            return {_check(key_type, k, f"{where} key"): _check(value_type, v, f"{where}[{k!r}]")
-                    for k, v in value.items()}
-    elif tp is type(None):
-        if value is None:
-            return value
-    elif isinstance(tp, type) and issubclass(tp, Record):
-        if isinstance(value, tp):
-            return value
-        if isinstance(value, dict):
-            return tp.from_dict(value, where)
-    elif tp is float:
-        if type(value) in (int, float):
-            return float(value)
-    elif tp in (int, str, bool):
-        if type(value) is tp:  # strict: True is not an int here, 1 not a bool
-            return value
-    else:
-        raise TypeError(f"{where}: records cannot hold fields of type {tp!r}")
+    return _checker(tp)(value, where)
+
+
+def _checker(tp: Any) -> Checker:
+    """The check of field type ``tp``, built once per type: a process reading its first
+    cache entry validates dozens of values, and walking the annotation for each (what
+    ``typing.get_origin`` / ``get_args`` do) would cost more than the reading."""
+    memo = (tp, repr(tp))
+    found = _CHECKERS.get(memo)
+    if found is None:
+        found = _CHECKERS[memo] = _build_checker(tp)
+    return found
+
+
+def _reject(tp: Any, value: Any, where: str) -> NoReturn:
     shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
     raise RecordError(f"{where}: expected {_name(tp)}, got {type(value).__name__} {shown}")
+
+
+def _build_checker(tp: Any) -> Checker:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is Any:
+        return lambda value, where: value
+    if origin is Literal:
+        return _literal_checker(tp, args)
+    if origin in (Union, types.UnionType):
+        return _union_checker(tp, [_checker(arm) for arm in args])
+    if origin is tuple:
+        return _tuple_checker(tp, args)
+    if origin is dict:
+        return _dict_checker(tp, _checker(args[0]), _checker(args[1]))
+    if tp is type(None) or tp in (int, str, bool, float):
+        return _scalar_checker(tp)
+    if isinstance(tp, type) and issubclass(tp, Record):
+        record: type[Record] = tp
+
+        def check_record(value: Any, where: str) -> Any:
+            if isinstance(value, record):
+                return value
+            if isinstance(value, dict):
+                return record.from_dict(value, where)
+            _reject(record, value, where)
+        return check_record
+    raise TypeError(f"records cannot hold fields of type {tp!r}")
+
+
+def _literal_checker(tp: Any, args: tuple[Any, ...]) -> Checker:
+    allowed = {(type(a), a) for a in args}
+
+    def check(value: Any, where: str) -> Any:
+        try:
+            if (type(value), value) in allowed:
+                return value
+        except TypeError:  # unhashable: not one of the literals
+            pass
+        _reject(tp, value, where)
+    return check
+
+
+def _union_checker(tp: Any, arms: list[Checker]) -> Checker:
+    def check(value: Any, where: str) -> Any:
+        for arm in arms:
+            try:
+                return arm(value, where)
+            except RecordError:
+                continue
+        _reject(tp, value, where)
+    return check
+
+
+def _tuple_checker(tp: Any, args: tuple[Any, ...]) -> Checker:
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _checker(args[0])
+
+        def check_items(value: Any, where: str) -> Any:
+            if isinstance(value, (list, tuple)):
+                return tuple([item(v, f"{where}[{i}]") for i, v in enumerate(value)])
+            _reject(tp, value, where)
+        return check_items
+    fixed = [_checker(a) for a in args]
+
+    def check_fixed(value: Any, where: str) -> Any:
+        if isinstance(value, (list, tuple)) and len(value) == len(fixed):
+            return tuple([c(v, f"{where}[{i}]") for i, (c, v) in enumerate(zip(fixed, value))])
+        _reject(tp, value, where)
+    return check_fixed
+
+
+def _dict_checker(tp: Any, key: Checker, item: Checker) -> Checker:
+    def check(value: Any, where: str) -> Any:
+        if isinstance(value, dict):
+            return {key(k, f"{where} key"): item(v, f"{where}[{k!r}]") for k, v in value.items()}
+        _reject(tp, value, where)
+    return check
+
+
+def _scalar_checker(tp: Any) -> Checker:
+    if tp is float:
+        def check_float(value: Any, where: str) -> Any:
+            if type(value) in (int, float):
+                return float(value)
+            _reject(tp, value, where)
+        return check_float
+    kind = type(None) if tp is type(None) else tp
+
+    def check(value: Any, where: str) -> Any:
+        if type(value) is kind:  # strict: True is not an int here, 1 not a bool
+            return value
+        _reject(tp, value, where)
+    return check
 
 
 def _plain(value: Any) -> Any:
@@ -102,22 +180,36 @@ class Record:
 
     EXTRA: ClassVar[bool] = False
     _hints: ClassVar[dict[str, Any]]
+    _checks: ClassVar[dict[str, Checker]]
 
     @classmethod
     def _field_types(cls) -> dict[str, Any]:
         hints = cls.__dict__.get("_hints")
-        if hints is None:  # each annotation evaluated once, in its module (typing's
-            # get_type_hints costs milliseconds on a process's first cache hit)
-            namespace = vars(sys.modules[cls.__module__])
-            hints = {f.name: eval(f.type, namespace) if isinstance(f.type, str) else f.type
-                     for f in dataclasses.fields(cls)  # type: ignore[arg-type]
-                     if f.name != "extra"}
+        if hints is None:  # the annotations evaluated once, in their module, in one eval
+            # (typing's get_type_hints, or an eval per field, costs a process's first
+            # cache hit a millisecond)
+            fields = [f for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                      if f.name != "extra"]
+            text = "(" + "".join(f"{f.type}," if isinstance(f.type, str) else "None,"
+                                 for f in fields) + ")"
+            values = eval(text, vars(sys.modules[cls.__module__]))
+            hints = {f.name: value if isinstance(f.type, str) else f.type
+                     for f, value in zip(fields, values, strict=True)}
             cls._hints = hints
         return hints
 
+    @classmethod
+    def _field_checks(cls) -> dict[str, Checker]:
+        checks = cls.__dict__.get("_checks")
+        if checks is None:
+            checks = {name: _checker(tp) for name, tp in cls._field_types().items()}
+            cls._checks = checks
+        return checks
+
     def __post_init__(self) -> None:
-        for name, tp in self._field_types().items():
-            checked = _check(tp, getattr(self, name), f"{type(self).__name__}.{name}")
+        owner = type(self).__name__
+        for name, check in self._field_checks().items():
+            checked = check(getattr(self, name), f"{owner}.{name}")
             object.__setattr__(self, name, checked)
 
     @classmethod
@@ -139,6 +231,11 @@ class Record:
             return cls(**fields)
         except TypeError as err:  # a required field is missing
             raise RecordError(f"{where}: {err}") from None
+        except RecordError as err:  # "Leaf.name: ..." read as "Tree.leaves[0].name: ..."
+            text = str(err)
+            if where != cls.__name__ and text.startswith(f"{cls.__name__}."):
+                text = where + text[len(cls.__name__):]
+            raise RecordError(text) from None
 
     @classmethod
     def model_validate_json(cls: type[R], text: str | bytes) -> R:
