@@ -106,6 +106,52 @@ def test_every_wheel_is_typed(wheels: Path) -> None:
         assert f"{name}/py.typed" in zipfile.ZipFile(wheel).namelist(), wheel.name
 
 
+#: The licence each wheel declares (SPDX, PEP 639) and the licence files it carries.
+LICENCES = {
+    "dsl_core": ("Apache-2.0", ["LICENSE"]),
+    "dsl_parser": ("Apache-2.0", ["LICENSE"]),
+    "dsl_runtime": ("Apache-2.0", ["LICENSE"]),
+    "dsl_mlir": ("Apache-2.0 WITH LLVM-exception AND BSD-3-Clause AND MIT",
+                 ["LICENSE", "THIRD_PARTY_NOTICES.txt"]),
+}
+
+
+def test_every_wheel_carries_its_licence_and_the_bundled_components_notices(wheels: Path) -> None:
+    import zipfile
+
+    for name, (expression, files) in LICENCES.items():
+        (wheel,) = wheels.glob(f"{name}-*.whl")
+        archive = zipfile.ZipFile(wheel)
+        info = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        folder = info.rsplit("/", 1)[0]
+        meta = archive.read(info).decode()
+        assert f"License-Expression: {expression}" in meta.splitlines(), wheel.name
+        for file in files:
+            assert f"License-File: {file}" in meta.splitlines(), (wheel.name, file)
+            text = archive.read(f"{folder}/licenses/{file}").decode()
+            assert "Apache License" in text and "Version 2.0, January 2004" in text
+    (mlir,) = wheels.glob("dsl_mlir-*.whl")
+    archive = zipfile.ZipFile(mlir)
+    folder = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA")).rsplit("/", 1)[0]
+    own = archive.read(f"{folder}/licenses/LICENSE").decode()
+    assert "---- LLVM Exceptions to the Apache 2.0 License ----" in own
+    notices = archive.read(f"{folder}/licenses/THIRD_PARTY_NOTICES.txt").decode()
+    for needle in ("The LLVM Project is under the Apache License v2.0 with LLVM Exceptions",
+                   "University of Illinois/NCSA", "Copyright (c) 2022 Wenzel Jakob",
+                   "Copyright (c) 2017 Thibaut Goetghebuer-Planchon"):
+        assert needle in notices, needle
+
+
+def test_the_licence_files_of_the_packages_agree() -> None:
+    """One licence text for the project: the packages' copies are the root's (dsl-mlir's
+    adds the LLVM exceptions, under which its code can move to and from upstream MLIR)."""
+    root = (REPO / "LICENSE").read_text()
+    for name in ("dsl-core", "dsl-parser", "dsl-runtime"):
+        assert (REPO / "packages" / name / "LICENSE").read_text() == root, name
+    mlir = (REPO / "packages" / "dsl-mlir" / "LICENSE").read_text()
+    assert mlir.startswith(root) and "LLVM Exceptions" in mlir[len(root):]
+
+
 def test_dsl_core_alone_imports_and_passes_its_tests(wheels: Path) -> None:
     py = _venv("core", wheels, ["dsl-core"], ["pytest", "hypothesis", "numpy", "packaging"])
     assert {"dsl-core"} == {d for d in _installed(py) if d.startswith("dsl")}

@@ -18,11 +18,12 @@ import dataclasses
 import enum
 import hashlib
 import inspect
-import linecache
 import textwrap
 import types
 import weakref
 from typing import Any
+
+from dsl_core.sources import definition
 
 #: Bounds on what is hashed (beyond them the function is compiled without the disk cache).
 MAX_ITEMS = 100_000
@@ -75,33 +76,11 @@ def source(fn: Any) -> str | None:
     return text
 
 
-def _last_line(code: Any) -> int:
-    """The last source line of ``code`` and the code objects nested in it."""
-    ends: list[int] = [end for _, end, _, _ in code.co_positions() if end is not None]
-    ends += [_last_line(c) for c in code.co_consts if hasattr(c, "co_positions")]
-    return max(ends, default=int(code.co_firstlineno))
-
-
 def _source_by_positions(fn: Any) -> tuple[str | None, ast.Module | None]:
-    """The lines of ``fn``'s definition (decorators included), cut from its file by the
-    positions of its code (Python 3.11+), and their parse: ``inspect.getsource`` finds
-    the end of the block with the tokenizer, whose regular expressions alone take ~4 ms
-    to compile on a process's first call. (None, None) when the lines do not parse as
-    one definition."""
-    code = getattr(fn, "__code__", None)
-    if code is None or not hasattr(code, "co_positions"):
-        return None, None
-    lines = linecache.getlines(code.co_filename)
-    first = code.co_firstlineno
-    if not lines or first > len(lines):
-        return None, None
-    text = "".join(lines[first - 1:_last_line(code)])
-    try:
-        tree = ast.parse(textwrap.dedent(text))
-    except (SyntaxError, ValueError):
-        return None, None
-    ok = len(tree.body) == 1 and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef))
-    return (text, tree) if ok else (None, None)
+    """The lines of ``fn``'s definition cut by the positions of its code, and their
+    parse (``dsl_core.sources.definition``); (None, None) where unavailable."""
+    found = definition(fn)
+    return (None, None) if found is None else found[:2]
 
 
 def _definition(fn: Any) -> ast.AST | None:

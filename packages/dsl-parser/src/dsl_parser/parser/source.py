@@ -15,6 +15,8 @@ import inspect
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
+from dsl_core.sources import definition
+
 from .._mlir import Location, ir
 from ..errors import Note, ParserError
 from ..spans import Span, read_line
@@ -157,9 +159,14 @@ class SourceTracker:
 
 def source_of(obj: object, source_map: SourceMap | None) -> tuple[ast.AST, SourceTracker]:
     """The first definition in the source of a Python function or class (dedented), and
-    its tracker (real file and line numbers)."""
+    its tracker (real file and line numbers). A function's lines are cut by its code's
+    positions (``dsl_core.sources``), anything else's found by ``inspect``."""
     try:
-        lines, start = inspect.getsourcelines(obj)  # type: ignore[arg-type]
+        found = definition(obj)
+        if found is not None:
+            lines, start = found[0].splitlines(keepends=True), found[2]
+        else:
+            lines, start = inspect.getsourcelines(obj)  # type: ignore[arg-type]
         filename = inspect.getsourcefile(obj) or "<unknown>"  # type: ignore[arg-type]
     except (OSError, TypeError) as exc:
         raise ValueError(f"cannot read the source of {obj!r} ({exc}); "

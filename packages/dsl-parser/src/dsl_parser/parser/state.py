@@ -9,7 +9,6 @@ explicitly (they never hold the whole ``ASTParser``).
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -125,6 +124,8 @@ class ParserState:
 
     def _similar(self, name: str) -> str | None:
         names = [n for scope in self.scopes.stack for n in scope.bindings]
+        import difflib  # only for this error's suggestion: it compiles regexes on import
+
         close = difflib.get_close_matches(name, names, n=1)
         return f"did you mean '{close[0]}'?" if close else None
 

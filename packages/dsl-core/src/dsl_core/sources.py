@@ -1,0 +1,47 @@
+"""The source of a function's definition, read without the tokenizer.
+
+``inspect.getsource`` finds where a definition ends with the tokenizer, whose regular
+expressions take milliseconds to compile on a process's first use (more than the
+whole parse of a small kernel). A function's code objects know their own line
+positions (Python 3.11+), so its lines can be cut from the file directly; the parser
+and the runtime's cache keys both read sources this way.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import textwrap
+from typing import Any
+
+
+def _last_line(code: Any) -> int:
+    """The last source line of ``code`` and of the code objects nested in it."""
+    ends: list[int] = [end for _, end, _, _ in code.co_positions() if end is not None]
+    ends += [_last_line(c) for c in code.co_consts if hasattr(c, "co_positions")]
+    return max(ends, default=int(code.co_firstlineno))
+
+
+def definition(fn: Any) -> tuple[str, ast.Module, int] | None:
+    """``(text, tree, first_line)`` of the definition of function ``fn``: its lines
+    (decorators included, as ``inspect.getsource`` returns them), their parse (dedented)
+    and the file line the text starts on. None where the positions are unavailable
+    (Python 3.10, a lambda, a function without a file) or the lines do not parse as
+    one definition: callers then fall back to ``inspect``."""
+    code = getattr(fn, "__code__", None)
+    if code is None or not hasattr(code, "co_positions"):
+        return None
+    lines = linecache.getlines(code.co_filename)
+    first = code.co_firstlineno
+    if not lines or first > len(lines):
+        return None
+    text = "".join(lines[first - 1:_last_line(code)])
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
+        return None
+    ok = len(tree.body) == 1 and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef))
+    return (text, tree, first) if ok else None
+
+
+__all__ = ["definition"]
