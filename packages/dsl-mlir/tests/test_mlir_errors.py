@@ -113,6 +113,21 @@ def test_to_llvm_ir(ctx: ir.Context) -> None:
     assert "fmul <4 x float>" in text  # the 4-element tile is one vector op
 
 
+def test_to_assembly_compiles_as_the_jit_does(ctx: ir.Context) -> None:
+    lowered = dsl_mlir.lower(dsl_mlir.parse_module(GOOD))
+    fast = dsl_mlir.to_assembly(lowered, llvm_passes=dsl_mlir.FAST_LLVM_PASSES)
+    assert "_mlir_ciface_f:" in fast and ".globl\t_mlir_ciface_f" in fast
+    assert "mulps" in fast  # the 4-element tile is one packed multiply (SSE or AVX spelling)
+    unoptimized = dsl_mlir.to_assembly(lowered, 0)
+    assert unoptimized != fast and "_mlir_ciface_f:" in unoptimized
+    with pytest.raises(dsl_mlir.MLIRDiagnosticError, match="invalid LLVM pass pipeline 'no-such-pass'"):
+        dsl_mlir.to_assembly(lowered, llvm_passes="no-such-pass")
+    with pytest.raises(ValueError, match=r"opt_level must be 0\.\.3, got 4"):
+        dsl_mlir.to_assembly(lowered, 4)
+    with pytest.raises(dsl_mlir.MLIRDiagnosticError, match="missing `LLVMTranslationDialectInterface`"):
+        dsl_mlir.to_assembly(dsl_mlir.parse_module(GOOD))
+
+
 def test_dsl_opt_invalid_input_exits_nonzero(tmp_path: os.PathLike[str]) -> None:
     src = os.path.join(tmp_path, "bad.mlir")
     with open(src, "w") as f:

@@ -317,3 +317,39 @@ def test_dsl_opt_parses_nesting_below_the_bound(tmp_path, via: str) -> None:  # 
     proc = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "dsl.y = \"" + "[" * 2000 in proc.stdout and "func.func @f" in proc.stdout
+
+
+# --- translation of IR that is not (all) in the LLVM dialect -------------------------
+
+TRANSLATE = textwrap.dedent("""
+    import sys
+    import dsl_mlir
+    with dsl_mlir.context():
+        module = dsl_mlir.parse_module(sys.stdin.read())
+        for make in (dsl_mlir.to_llvm_ir, dsl_mlir.to_assembly):
+            try:
+                make(module)
+            except dsl_mlir.MLIRDiagnosticError as err:
+                print("REFUSED", err)
+            else:
+                print("ACCEPTED")
+""")
+
+
+@pytest.mark.parametrize(("text", "op"), [(GOOD, "func.func"), ("""module {
+  llvm.func @f(%a: f32) -> f32 {
+    %0 = arith.addf %a, %a : f32
+    llvm.return %0 : f32
+  }
+}""", "arith.addf")], ids=["dsl-and-func", "arith-inside-llvm"])
+def test_translating_ir_not_lowered_to_llvm_is_an_error(text: str, op: str) -> None:
+    """Used to crash the process (upstream's binding dereferenced the failed translation)."""
+    proc = subprocess.run([sys.executable, "-c", TRANSLATE], input=text, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, f"the process died ({proc.returncode}): {proc.stderr[-2000:]}"
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 2, lines
+    for line in lines:  # to_llvm_ir, then to_assembly (which translates first)
+        assert line.startswith("REFUSED translation to LLVM IR failed: loc(")
+        assert line.endswith("cannot be converted to LLVM IR: missing `LLVMTranslationDialectInterface` "
+                             f"registration for dialect for op: {op}")

@@ -24,6 +24,7 @@ def dsl(*args: str, cache_dir: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(("emit", "needle"), [
     ("dsl", "dsl.add"), ("lowered", "llvm.func @_mlir_ciface_scale_add"),
     ("llvm", "define void @_mlir_ciface_scale_add"), ("abi", '"packed_symbol"'),
+    ("asm", "_mlir_ciface_scale_add:"),
 ])
 def test_compile_emits_each_stage(emit: str, needle: str, _isolated_cache: Path) -> None:
     proc = dsl("compile", f"{KERNELS}::scale_add", "--emit", emit, "--timings", cache_dir=_isolated_cache)

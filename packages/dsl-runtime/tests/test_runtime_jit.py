@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import runtime_kernels as k
 
-from dsl_runtime import CompiledFunction, jit
+from dsl_runtime import CompiledFunction, cache, jit
 
 
 def f32(*values: float) -> np.ndarray:
@@ -122,8 +122,21 @@ def test_compile_returns_prepared_function() -> None:
     assert "dsl.mul" in cf.mlir("dsl") and "dsl.add" in cf.mlir("dsl")
     assert "llvm.func @_mlir_ciface_scale_add" in cf.mlir("lowered")
     assert "define void @_mlir_ciface_scale_add(ptr" in cf.mlir("llvm")
-    with pytest.raises(ValueError, match="stage must be one of dsl, lowered, llvm"):
+    with pytest.raises(ValueError, match="stage must be one of dsl, lowered, llvm, asm"):
         cf.mlir("ptx")
+
+
+def test_the_assembly_is_what_the_jit_compiled_with_the_functions_options() -> None:
+    x = np.ones(64, np.float32)
+    fast = jit(k.scale_add.__wrapped__).compile(x, x).mlir("asm")  # compiled, cached on disk
+    assert "_mlir_ciface_scale_add:" in fast and "mulps" in fast
+    slow = jit(k.scale_add.__wrapped__, opt_level=0, llvm_passes="default").compile(x, x)
+    np.testing.assert_array_equal(slow(x, x), x * x + x)
+    assert slow.mlir("asm") != fast and "_mlir_ciface_scale_add:" in slow.mlir("asm")
+    # a disk-cache hit (a new JitFunction, the same options) shows the same assembly
+    cache.flush()
+    again = jit(k.scale_add.__wrapped__).compile(x, x)
+    assert again.source == "disk-cache" and again.mlir("asm") == fast
 
 
 def test_threads_call_concurrently_and_correctly() -> None:

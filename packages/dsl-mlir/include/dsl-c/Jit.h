@@ -21,6 +21,22 @@ MLIR_CAPI_EXPORTED MlirExecutionEngine dslExecutionEngineCreate(
     MlirModule op, MlirStringRef llvmPasses, int codegenOptLevel, int numPaths,
     const MlirStringRef *sharedLibPaths, bool enableObjectDump, char **error);
 
+/// The LLVM IR (text) of `module`, an operation in the LLVM dialect (and the
+/// others with a registered translation). Returns false when translation
+/// fails, with MLIR's error diagnostics in `error`. Both strings are owned by
+/// the caller (free with dslFreeString).
+MLIR_CAPI_EXPORTED bool dslTranslateToLLVMIR(MlirOperation module,
+                                             char **llvmIR, char **error);
+
+/// The host assembly of a module of LLVM IR (text), compiled as the JIT
+/// compiles it: `llvmPasses` and `codegenOptLevel` as above. Returns false on
+/// failure with a description in `error`; on success `assembly` holds the
+/// text. Both strings are owned by the caller (free with dslFreeString).
+MLIR_CAPI_EXPORTED bool dslEmitAssembly(MlirStringRef llvmIR,
+                                        MlirStringRef llvmPasses,
+                                        int codegenOptLevel, char **assembly,
+                                        char **error);
+
 /// Frees a string returned by this API.
 MLIR_CAPI_EXPORTED void dslFreeString(char *text);
 

@@ -16,11 +16,18 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -76,13 +83,7 @@ makePipelineTransformer(std::string pipeline, llvm::TargetMachine *tm) {
   };
 }
 
-} // namespace
-
-extern "C" MlirExecutionEngine
-dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
-                         int codegenOptLevel, int numPaths,
-                         const MlirStringRef *sharedLibPaths,
-                         bool enableObjectDump, char **error) {
+void initializeNativeTarget() {
   static bool initOnce = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmParser();
@@ -90,31 +91,130 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
     return true;
   }();
   (void)initOnce;
+}
+
+/// The host's TargetMachine at `codegenOptLevel` (0-3), as the JIT makes it.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+hostTargetMachine(int codegenOptLevel) {
+  if (codegenOptLevel < 0 || codegenOptLevel > 3)
+    return llvm::createStringError("codegen opt level must be 0..3");
+  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmBuilder)
+    return tmBuilder.takeError();
+  tmBuilder->setCodeGenOptLevel(static_cast<llvm::CodeGenOptLevel>(codegenOptLevel));
+  return tmBuilder->createTargetMachine();
+}
+
+/// An error unless `pipeline` (new pass manager text; empty: the default one)
+/// parses: a bad one is reported before any code is compiled.
+llvm::Error checkPipeline(const std::string &pipeline, llvm::TargetMachine *tm) {
+  if (pipeline.empty())
+    return llvm::Error::success();
+  llvm::PassBuilder pb(tm);
+  llvm::ModulePassManager probe;
+  if (llvm::Error err = pb.parsePassPipeline(probe, pipeline))
+    return llvm::createStringError("invalid LLVM pass pipeline '" + pipeline +
+                                   "': " + llvm::toString(std::move(err)));
+  return llvm::Error::success();
+}
+
+/// The LLVM IR transformer of the JIT: `pipeline`, or LLVM's default one at
+/// `codegenOptLevel` when empty; optimization remarks dropped.
+std::function<llvm::Error(llvm::Module *)>
+makeTransformer(const std::string &pipeline, int codegenOptLevel,
+                llvm::TargetMachine *tm) {
+  return withoutRemarks(
+      pipeline.empty()
+          ? makeOptimizingTransformer(codegenOptLevel, /*sizeLevel=*/0, tm)
+          : makePipelineTransformer(pipeline, tm));
+}
+
+} // namespace
+
+extern "C" bool dslTranslateToLLVMIR(MlirOperation module, char **llvmIR,
+                                     char **error) {
+  Operation *op = unwrap(module);
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(op->getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      os << diag.getLocation() << ": error: " << diag.str() << "\n";
+    return success();
+  });
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> translated = translateModuleToLLVMIR(op, context);
+  if (!translated) {
+    if (error)
+      *error = copyString(diagnostics.empty() ? "translation to LLVM IR failed"
+                                              : diagnostics);
+    return false;
+  }
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  translated->print(out, nullptr);
+  *llvmIR = copyString(text);
+  return true;
+}
+
+extern "C" bool dslEmitAssembly(MlirStringRef llvmIR, MlirStringRef llvmPasses,
+                                int codegenOptLevel, char **assembly,
+                                char **error) {
+  initializeNativeTarget();
+  auto fail = [&](const std::string &message) {
+    if (error)
+      *error = copyString(message);
+    return false;
+  };
+  auto tm = hostTargetMachine(codegenOptLevel);
+  if (!tm)
+    return fail(llvm::toString(tm.takeError()));
+  std::string pipeline = unwrap(llvmPasses).str();
+  if (llvm::Error err = checkPipeline(pipeline, tm->get()))
+    return fail(llvm::toString(std::move(err)));
+
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module = llvm::parseIR(
+      llvm::MemoryBufferRef(unwrap(llvmIR), "llvm-ir"), diagnostic, context);
+  if (!module) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    diagnostic.print("llvm-ir", os);
+    return fail("could not read the LLVM IR: " + text);
+  }
+  module->setTargetTriple((*tm)->getTargetTriple());
+  module->setDataLayout((*tm)->createDataLayout());
+  if (llvm::Error err = makeTransformer(pipeline, codegenOptLevel, tm->get())(module.get()))
+    return fail(llvm::toString(std::move(err)));
+
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager codegen;
+  if ((*tm)->addPassesToEmitFile(codegen, os, nullptr,
+                                 llvm::CodeGenFileType::AssemblyFile))
+    return fail("the host target cannot emit assembly");
+  codegen.run(*module);
+  *assembly = copyString(std::string(text.str()));
+  return true;
+}
+
+extern "C" MlirExecutionEngine
+dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
+                         int codegenOptLevel, int numPaths,
+                         const MlirStringRef *sharedLibPaths,
+                         bool enableObjectDump, char **error) {
+  initializeNativeTarget();
   auto fail = [&](const std::string &message) {
     if (error)
       *error = copyString(message);
     return MlirExecutionEngine{nullptr};
   };
-  if (codegenOptLevel < 0 || codegenOptLevel > 3)
-    return fail("codegen opt level must be 0..3");
-
-  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!tmBuilder)
-    return fail(llvm::toString(tmBuilder.takeError()));
-  tmBuilder->setCodeGenOptLevel(static_cast<llvm::CodeGenOptLevel>(codegenOptLevel));
-  auto tm = tmBuilder->createTargetMachine();
+  auto tm = hostTargetMachine(codegenOptLevel);
   if (!tm)
     return fail(llvm::toString(tm.takeError()));
-
-  // Check the pipeline text now: a bad one is an error here, not at lookup.
   std::string pipeline = unwrap(llvmPasses).str();
-  if (!pipeline.empty()) {
-    llvm::PassBuilder pb(tm->get());
-    llvm::ModulePassManager probe;
-    if (llvm::Error err = pb.parsePassPipeline(probe, pipeline))
-      return fail("invalid LLVM pass pipeline '" + pipeline + "': " +
-                  llvm::toString(std::move(err)));
-  }
+  if (llvm::Error err = checkPipeline(pipeline, tm->get()))
+    return fail(llvm::toString(std::move(err)));
 
   SmallVector<StringRef> libPaths;
   for (int i = 0; i < numPaths; ++i)
@@ -122,10 +222,8 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
 
   // ExecutionEngineOptions holds a function_ref: the transformer must outlive
   // create(), which runs it (a pipeline that fails to parse was rejected above).
-  std::function<llvm::Error(llvm::Module *)> transformer = withoutRemarks(
-      pipeline.empty()
-          ? makeOptimizingTransformer(codegenOptLevel, /*sizeLevel=*/0, tm->get())
-          : makePipelineTransformer(pipeline, tm->get()));
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeTransformer(pipeline, codegenOptLevel, tm->get());
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(codegenOptLevel);

@@ -55,6 +55,40 @@ NB_MODULE(_site_initialize_0, m) {
       "An ExecutionEngine capsule (ExecutionEngine._CAPICreate) built with "
       "the given LLVM pass pipeline and code generation level");
   m.def(
+      "translate_to_llvm_ir",
+      [](MlirOperation module) {
+        char *text = nullptr;
+        char *error = nullptr;
+        bool ok = dslTranslateToLLVMIR(module, &text, &error);
+        std::string result = ok ? text : (error ? error : "unknown error");
+        dslFreeString(ok ? text : error);
+        if (!ok)
+          throw std::runtime_error(result);
+        return result;
+      },
+      nb::arg("module"),
+      "The LLVM IR text of an operation in the LLVM dialect (RuntimeError "
+      "with MLIR's diagnostics when it does not translate)");
+  m.def(
+      "emit_assembly",
+      [](const std::string &llvmIR, const std::string &llvmPasses,
+         int codegenOptLevel) {
+        char *assembly = nullptr;
+        char *error = nullptr;
+        bool ok = dslEmitAssembly(
+            mlirStringRefCreate(llvmIR.data(), llvmIR.size()),
+            mlirStringRefCreate(llvmPasses.data(), llvmPasses.size()),
+            codegenOptLevel, &assembly, &error);
+        std::string text = ok ? assembly : (error ? error : "unknown error");
+        dslFreeString(ok ? assembly : error);
+        if (!ok)
+          throw std::runtime_error(text);
+        return text;
+      },
+      nb::arg("llvm_ir"), nb::arg("llvm_passes"), nb::arg("codegen_opt_level"),
+      "The host assembly of LLVM IR text, optimized and compiled as the JIT "
+      "does (the pass pipeline text, empty for LLVM's default one)");
+  m.def(
       "lookup_symbol",
       [](nb::object engine, const std::string &name) {
         nb::object capsule = engine.attr(MLIR_PYTHON_CAPI_PTR_ATTR);

@@ -58,6 +58,14 @@ def create_engine(module: ir.Module, llvm_passes: str, codegen_opt_level: int,
     return execution_engine.ExecutionEngine._CAPICreate(capsule)
 
 
+def emit_assembly(llvm_ir: str, llvm_passes: str, codegen_opt_level: int) -> str:
+    """The host assembly of LLVM IR text, optimized by ``llvm_passes`` (new-PM text; empty:
+    LLVM's default pipeline at the level) and compiled at ``codegen_opt_level`` as the
+    JIT does (RuntimeError with LLVM's message on failure)."""
+    text: str = _dsl_native.emit_assembly(llvm_ir, llvm_passes, codegen_opt_level)
+    return text
+
+
 def lookup_symbol(engine: execution_engine.ExecutionEngine, name: str) -> int:
     """The address of ``name`` (a function or a global, as spelled in the module; unlike
     ``raw_lookup``, without the ``_mlir_`` prefix of packed wrappers) in ``engine``; 0
@@ -84,7 +92,7 @@ def load_plugin_library(path: str) -> PluginResult:
 
 
 def translate_to_llvm_ir(module: ir.Module) -> str:
-    """LLVM IR text of a module already in the LLVM dialect."""
-    from ._mlir.dialects import llvm as llvm_dialect
-
-    return str(llvm_dialect.translate_module_to_llvmir(module.operation))
+    """LLVM IR text of a module already in the LLVM dialect (RuntimeError with MLIR's
+    diagnostics when an op does not translate: upstream's binding crashed on those)."""
+    text: str = _dsl_native.translate_to_llvm_ir(module.operation)
+    return text

@@ -26,6 +26,7 @@ from ._errors import (
 )
 from ._lib import (
     create_engine,
+    emit_assembly,
     execution_engine,
     get_dialect_registry,
     ir,
@@ -366,9 +367,26 @@ def _copy(module: ir.Module) -> ir.Module:
 
 
 def to_llvm_ir(module: ir.Module) -> str:
-    """LLVM IR text of a module lowered to the LLVM dialect."""
+    """LLVM IR text of a module lowered to the LLVM dialect (MLIRDiagnosticError when
+    it holds ops with no translation, e.g. one not lowered yet)."""
     verify(module)
-    return translate_to_llvm_ir(module)
+    try:
+        return translate_to_llvm_ir(module)
+    except RuntimeError as err:
+        raise MLIRDiagnosticError(f"translation to LLVM IR failed: {str(err).strip()}", ()) from None
+
+
+def to_assembly(module: ir.Module, opt_level: int = 3, *, llvm_passes: str | None = None) -> str:
+    """The host assembly (AT&T syntax) of a module lowered to the LLVM dialect, compiled
+    as ``jit`` with the same ``opt_level`` and ``llvm_passes`` compiles it: for reading
+    what the JIT runs (no engine is made, nothing is linked)."""
+    if not 0 <= opt_level <= 3:
+        raise ValueError(f"to_assembly: opt_level must be 0..3, got {opt_level}")
+    text = to_llvm_ir(module)
+    try:
+        return emit_assembly(text, llvm_passes or "", opt_level)
+    except RuntimeError as err:
+        raise MLIRDiagnosticError(f"assembly generation failed: {str(err).strip()}", ()) from None
 
 
 def jit(

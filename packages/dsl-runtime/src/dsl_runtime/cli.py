@@ -284,8 +284,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compile", help="compile FILE::FUNC and print its IR")
     c.add_argument("target", help="FILE::FUNC")
-    c.add_argument("--emit", choices=["dsl", "lowered", "llvm", "abi", "ptx"], default="dsl",
-                   help="ptx: the kernels the function launches, for the nvptx backend (no GPU needed)")
+    c.add_argument("--emit", choices=["dsl", "lowered", "llvm", "asm", "abi", "ptx"], default="dsl",
+                   help="asm: the host assembly the JIT makes (cpu backend); ptx: the kernels the "
+                        "function launches, for the nvptx backend (no GPU needed)")
     c.add_argument("--chip", help="GPU architecture for --emit ptx and the nvptx backend (default sm_80)")
     c.add_argument("--arg-types", help="e.g. 'f32[1024],f32[1024],=4' (needed for specialized params)")
     c.add_argument("--timings", action="store_true", help="print compile phase timings to stderr")

@@ -13,16 +13,20 @@ from dsl_core import dtypes
 
 from .abi import KernelABI, Param
 
-STAGES = ("dsl", "lowered", "llvm")
+STAGES = ("dsl", "lowered", "llvm", "asm")
 
 
 @dataclass
 class Artifacts:
-    """IR text of each stage (LLVM IR is produced on demand)."""
+    """IR text of each stage (LLVM IR and assembly are produced on demand)."""
 
     dsl: str
     lowered: str
     llvm: str | None = None
+    asm: str | None = None
+    #: How the JIT compiled the code: (opt_level, LLVM pass text or None for LLVM's
+    #: default pipeline); the assembly is generated the same way.
+    codegen: tuple[int, str | None] = (3, None)
 
 
 def numpy_dtype(name: str) -> np.dtype[Any]:
@@ -104,7 +108,8 @@ class CompiledFunction:
     ``cf(*args)`` allocates the results; ``cf(*args, out=z)`` writes into ``z``
     (a tuple for several results). ``cf.kernel(*args, *outs)`` is the leanest
     call (no allocation, positional only). ``cf.abi`` describes the ABI,
-    ``cf.mlir(stage)`` returns the IR of ``dsl``, ``lowered`` or ``llvm``.
+    ``cf.mlir(stage)`` returns the IR of ``dsl``, ``lowered`` or ``llvm``, or the host
+    assembly (``asm``).
     """
 
     name: str
@@ -143,12 +148,20 @@ class CompiledFunction:
         return self.abi.results
 
     def mlir(self, stage: str = "dsl") -> str:
-        """IR text at ``stage``: ``dsl`` (as parsed), ``lowered`` (LLVM dialect) or ``llvm`` (LLVM IR)."""
+        """IR text at ``stage``: ``dsl`` (as parsed), ``lowered`` (LLVM dialect), ``llvm``
+        (LLVM IR, as translated, before LLVM's passes) or ``asm`` (the host assembly the JIT
+        made of it, AT&T syntax; the cpu backend only)."""
         if stage not in STAGES:
             raise ValueError(f"mlir(stage): stage must be one of {', '.join(STAGES)}, got {stage!r}")
         if stage == "llvm" and self.artifacts.llvm is None:
             with self._lock:
                 self.artifacts.llvm = _translate(self.artifacts.lowered)
+        if stage == "asm" and self.artifacts.asm is None:
+            if "gpu.binary" in self.artifacts.lowered:
+                raise ValueError(f"{self.name} was compiled for the nvptx backend: its kernels "
+                                 "are PTX (cf.ptx()), its host code is not shown as assembly")
+            with self._lock:
+                self.artifacts.asm = _assembly(self.artifacts.lowered, *self.artifacts.codegen)
         text = getattr(self.artifacts, stage)
         assert text is not None
         return str(text)
@@ -167,6 +180,14 @@ def ptx_of_lowered(lowered: str) -> str:
 
     with dsl_mlir.context() as ctx:
         return "\n".join(gpu.ptx_of(dsl_mlir.parse_module(lowered, ctx)).values())
+
+
+def _assembly(lowered: str, opt_level: int, llvm_passes: str | None) -> str:
+    import dsl_mlir
+
+    with dsl_mlir.context() as ctx:
+        return dsl_mlir.to_assembly(dsl_mlir.parse_module(lowered, ctx), opt_level,
+                                    llvm_passes=llvm_passes)
 
 
 def _translate(lowered: str) -> str:

@@ -142,11 +142,18 @@ def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mappin
         _require_gpu()
     lowered, engine = lower_and_jit(name, parsed.module, options, timings, parsed, object_dump)
     kernel = make_kernel(abi, engine, options.gpu)
-    return CompiledFunction(name, abi, kernel, Artifacts(dsl=dsl_text, lowered=str(lowered)),
+    return CompiledFunction(name, abi, kernel,
+                            Artifacts(dsl=dsl_text, lowered=str(lowered), codegen=codegen(options)),
                             timings, keepalive=(ctx, lowered, engine))
 
 
-def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: bytes) -> CompiledFunction:
+def codegen(options: CompileOptions) -> tuple[int, str | None]:
+    """(opt_level, LLVM pass text) the JIT compiles with (``Artifacts.codegen``)."""
+    return options.opt_level, options.llvm_pipeline
+
+
+def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: bytes,
+                options: CompileOptions | None = None) -> CompiledFunction:
     """Rebuild a CompiledFunction from the (verified) bytes of a cached shared library.
 
     The bytes are loaded from a sealed memfd (``safefs.dlopen_bytes``): what runs is
@@ -165,8 +172,11 @@ def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: bytes
         dsl_mlir.install_error_hook(ctypes.addressof(hook))
     kernel = _packed_kernel(abi, address)
     timings = {"load": time.perf_counter() - t}
-    return CompiledFunction(abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text),
-                            timings, keepalive=(lib,), source="disk-cache")
+    artifacts = Artifacts(dsl=dsl_text, lowered=lowered_text)
+    if options is not None:
+        artifacts.codegen = codegen(options)
+    return CompiledFunction(abi.function, abi, kernel, artifacts, timings, keepalive=(lib,),
+                            source="disk-cache")
 
 
 def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
@@ -183,5 +193,6 @@ def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
     engine = _engine(module, options, object_dump=False)
     kernel = make_kernel(abi, engine, options.gpu)
     timings["load"] = time.perf_counter() - t
-    return CompiledFunction(abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text),
+    return CompiledFunction(abi.function, abi, kernel,
+                            Artifacts(dsl=dsl_text, lowered=lowered_text, codegen=codegen(options)),
                             timings, keepalive=(ctx, module, engine), source="disk-cache")

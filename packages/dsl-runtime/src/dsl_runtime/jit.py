@@ -293,7 +293,7 @@ class JitFunction:
         if hit.library is not None:
             try:
                 return self._with_plans(load_shared(hit.abi, hit.dsl_text, hit.lowered_text,
-                                                    hit.library), contributed)
+                                                    hit.library, self.options), contributed)
             except Exception as err:  # e.g. memfds not executable here: use the lowered IR
                 errors.append(f"kernel.so: {err}")
         try:
