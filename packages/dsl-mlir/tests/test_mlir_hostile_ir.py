@@ -326,11 +326,12 @@ TRANSLATE = textwrap.dedent("""
     import dsl_mlir
     with dsl_mlir.context():
         module = dsl_mlir.parse_module(sys.stdin.read())
-        for make in (dsl_mlir.to_llvm_ir, dsl_mlir.to_assembly):
+        jit = lambda m: dsl_mlir.jit(m, llvm_passes=dsl_mlir.FAST_LLVM_PASSES)
+        for make in (dsl_mlir.to_llvm_ir, dsl_mlir.to_assembly, jit):
             try:
                 make(module)
             except dsl_mlir.MLIRDiagnosticError as err:
-                print("REFUSED", err)
+                print("REFUSED", " | ".join(str(err).splitlines()))
             else:
                 print("ACCEPTED")
 """)
@@ -348,8 +349,10 @@ def test_translating_ir_not_lowered_to_llvm_is_an_error(text: str, op: str) -> N
                           text=True, timeout=120)
     assert proc.returncode == 0, f"the process died ({proc.returncode}): {proc.stderr[-2000:]}"
     lines = proc.stdout.splitlines()
-    assert len(lines) == 2, lines
-    for line in lines:  # to_llvm_ir, then to_assembly (which translates first)
-        assert line.startswith("REFUSED translation to LLVM IR failed: loc(")
-        assert line.endswith("cannot be converted to LLVM IR: missing `LLVMTranslationDialectInterface` "
-                             f"registration for dialect for op: {op}")
+    assert len(lines) == 3, lines
+    missing = f"cannot be converted to LLVM IR: missing `LLVMTranslationDialectInterface` registration " \
+              f"for dialect for op: {op}"
+    for line in lines[:2]:  # to_llvm_ir, then to_assembly (which translates first)
+        assert line.startswith("REFUSED translation to LLVM IR failed: loc(") and line.endswith(missing)
+    assert lines[2].startswith("REFUSED JIT compilation failed: ") and lines[2].endswith(missing)
+    assert "error" not in proc.stderr  # the diagnostics are in the exceptions, not on stderr

@@ -229,9 +229,19 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(codegenOptLevel);
   options.sharedLibPaths = libPaths;
   options.enableObjectDump = enableObjectDump;
-  auto engine = ExecutionEngine::create(unwrap(op), options, std::move(*tm));
+  // MLIR's diagnostics (an op with no LLVM IR translation) join the error
+  // instead of going to stderr.
+  Operation *module = unwrap(op).getOperation();
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      os << "\n" << diag.getLocation() << ": error: " << diag.str();
+    return success();
+  });
+  auto engine = ExecutionEngine::create(module, options, std::move(*tm));
   if (!engine)
-    return fail(llvm::toString(engine.takeError()));
+    return fail(llvm::toString(engine.takeError()) + diagnostics);
   return wrap(engine->release());
 }
 
