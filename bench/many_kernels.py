@@ -1,5 +1,6 @@
 """Many kernels in one process: compile N distinct small element-wise functions, one
-first call each, and report the total and the time per function, beside numba and JAX
+first call each, and report the total and the time per function, and how long the process
+takes to exit after its last statement (tearing down what it compiled), beside numba and JAX
 doing the same in the same run (each in its own fresh process, imports excluded,
 bytecode caches warm, our disk cache off).
 
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 OURS = textwrap.dedent("""
@@ -34,7 +36,7 @@ OURS = textwrap.dedent("""
     times = []
     for f in fns:
         t = time.perf_counter(); f(x, x); times.append(time.perf_counter() - t)
-    print(json.dumps(times))
+    print(json.dumps({"times": times, "end": time.time()}))
 """)
 OURS_DEF = ("@jit\ndef f{i}(x: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32]) -> "
             "pl.Tensor[[N], pl.FP32]:\n    return pl.add(pl.mul(x, {c}.0), y)\nfns.append(f{i})\n")
@@ -47,7 +49,7 @@ NUMBA = textwrap.dedent("""
     times = []
     for f in fns:
         t = time.perf_counter(); f(x, x, z); times.append(time.perf_counter() - t)
-    print(json.dumps(times))
+    print(json.dumps({"times": times, "end": time.time()}))
 """)
 NUMBA_DEF = ("@numba.njit\ndef f{i}(a, b, out):\n    for k in range(a.shape[0]):\n"
              "        out[k] = a[k] * {c}.0 + b[k]\nfns.append(f{i})\n")
@@ -59,12 +61,14 @@ JAX = textwrap.dedent("""
     times = []
     for f in fns:
         t = time.perf_counter(); f(x, x).block_until_ready(); times.append(time.perf_counter() - t)
-    print(json.dumps(times))
+    print(json.dumps({"times": times, "end": time.time()}))
 """)
 
 
-def _run(source: str, folder: Path, name: str) -> list[float] | str:
-    """Per-function seconds of ``source`` run as a script in a fresh process (or why not)."""
+def _run(source: str, folder: Path, name: str) -> tuple[list[float], float] | str:
+    """Per-function seconds of ``source`` run as a script in a fresh process, and the
+    seconds from its last statement until the process is gone (its exit: what
+    tearing down its compiled code costs); or why not."""
     script = folder / f"{name}.py"
     script.write_text(source)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -72,9 +76,11 @@ def _run(source: str, folder: Path, name: str) -> list[float] | str:
     for _ in range(2):  # the first run writes the bytecode caches
         proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                               env=env, timeout=1800)
+        gone = time.time()
         if proc.returncode != 0:
             return proc.stderr.strip().splitlines()[-1][:70] if proc.stderr.strip() else "failed"
-    return [float(t) for t in json.loads(proc.stdout.strip().splitlines()[-1])]
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    return [float(t) for t in found["times"]], gone - float(found["end"])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -92,17 +98,19 @@ def main(argv: list[str] | None = None) -> None:
         "jax.jit": JAX.replace("{count}", str(n)),
     }
     print(f"{n} distinct small functions, one first call each (fresh process per peer)")
-    print(f"| {'peer':<12} | {'total ms':>9} | {'first ms':>9} | {'median ms':>9} | {'last ms':>8}")
-    print(f"|{'-' * 14}|{'-' * 11}|{'-' * 11}|{'-' * 11}|{'-' * 10}")
+    print(f"| {'peer':<12} | {'total ms':>9} | {'first ms':>9} | {'median ms':>9} | {'last ms':>8} "
+          f"| {'exit ms':>8} |")
+    print(f"|{'-' * 14}|{'-' * 11}|{'-' * 11}|{'-' * 11}|{'-' * 10}|{'-' * 10}|")
     with tempfile.TemporaryDirectory() as folder:
         for peer, source in cases.items():
-            times = _run(source, Path(folder), "bench_" + peer.split()[0].replace(".", "_"))
-            if isinstance(times, str):
-                print(f"| {peer:<12} | {'n/a':>9} | {times}")
+            found = _run(source, Path(folder), "bench_" + peer.split()[0].replace(".", "_"))
+            if isinstance(found, str):
+                print(f"| {peer:<12} | {'n/a':>9} | {found}")
                 continue
-            ms = [t * 1e3 for t in times]
+            ms = [t * 1e3 for t in found[0]]
             middle = sorted(ms)[len(ms) // 2]
-            print(f"| {peer:<12} | {sum(ms):>9.1f} | {ms[0]:>9.1f} | {middle:>9.2f} | {ms[-1]:>8.2f}")
+            print(f"| {peer:<12} | {sum(ms):>9.1f} | {ms[0]:>9.1f} | {middle:>9.2f} | {ms[-1]:>8.2f} "
+                  f"| {found[1] * 1e3:>8.1f} |")
 
 
 if __name__ == "__main__":

@@ -266,3 +266,42 @@ def test_slot_kinds_and_dtypes_agree_with_the_c_dispatcher() -> None:
         slot, fmt, ctype = abi.DTYPES[d.abi_name]
         assert slot in abi.SLOT_KINDS and (fmt, ctype) == (d.format, d.c_type)
         assert np.dtype(d.storage).char == fmt, d  # what numpy's buffers report
+
+
+ABANDON = """
+import gc, sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+import runtime_kernels as k
+from dsl_runtime import compiled, jit
+
+x = np.ones(4096, np.float32)
+kept = [jit(k.scale_add.__wrapped__, cache=False, opt_level=level) for level in (2, 3)]
+for f in kept:
+    f(x, x)
+dropped = jit(k.scale_add.__wrapped__, cache=False, opt_level=1)
+dropped(x, x)
+del dropped
+gc.collect()
+parallel = jit(k.scale_add.__wrapped__, cache=False, pipeline_options={{"parallel": True}})
+np.testing.assert_array_equal(parallel(x, x), x * x + x)
+assert "mlirAsyncRuntime" in parallel.compile(x, x).mlir("lowered")
+engine = kept[0].compile(x, x).keepalive[-1]
+before = sys.getrefcount(engine)
+print(compiled.abandon_engines(), sys.getrefcount(engine) - before, compiled.abandon_engines())
+"""
+
+
+def test_engines_alive_at_exit_are_not_torn_down() -> None:
+    """Tearing an engine down compiles LLVM's de-initialization (~8 ms each): at exit,
+    the engines of live plain-CPU functions are left to the OS (dropped ones are torn
+    down as they go; parallel ones keep their teardown, which stops the async runtime)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ABANDON.format(tests=str(Path(__file__).parent))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["2", "1", "0"]  # two kept engines, +1 reference each, once
+    assert run.stderr == ""

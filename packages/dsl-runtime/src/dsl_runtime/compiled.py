@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,6 +125,9 @@ class CompiledFunction:
     source: str = "compiled"  # or "disk-cache"
 
     def __post_init__(self) -> None:
+        if any(_is_engine(item) for item in self.keepalive) and not any(
+                name in self.artifacts.lowered for name in _RUNTIME_CALLS):
+            _WITH_ENGINES[id(self)] = self
         self._allocate = _result_allocator(self.abi)
         self._nresults = len(self.abi.results)
         self._lock = threading.Lock()
@@ -171,6 +176,42 @@ class CompiledFunction:
         if "gpu.binary" not in self.artifacts.lowered:
             raise ValueError(f"{self.name} was not compiled for the nvptx backend: it has no PTX")
         return ptx_of_lowered(self.artifacts.lowered)
+
+
+#: The compiled functions that hold a JIT engine (by id; gone when they are).
+_WITH_ENGINES: weakref.WeakValueDictionary[int, CompiledFunction] = weakref.WeakValueDictionary()
+
+
+#: Calls into the runtime libraries an engine loads (the async runtime of parallel code,
+#: the GPU runtime): their engines' teardown also shuts those down, so it is kept.
+_RUNTIME_CALLS = ("mlirAsyncRuntime", "mgpu")
+
+
+def _is_engine(item: object) -> bool:
+    return type(item).__name__ == "ExecutionEngine"
+
+
+@atexit.register
+def abandon_engines() -> int:
+    """Keep the JIT engines of the compiled functions still alive (and their modules and
+    MLIR contexts) from being torn down when the interpreter exits (an atexit hook;
+    returns how many engines).
+
+    Tearing an engine down runs LLVM's de-initialization, which compiles a small module
+    first: ~8 ms per engine here, paid at exit for every function a process compiled
+    (a test process with 100 kernels took most of a second to exit). At exit nothing
+    needs it: generated code registers no destructors, and the operating system takes
+    the memory back. Engines that loaded a runtime library (parallel code, GPU host
+    code) and engines dropped while the process runs are torn down as before."""
+    import ctypes
+
+    count = 0
+    for compiled in list(_WITH_ENGINES.values()):
+        for item in compiled.keepalive:  # the engine, its module and MLIR context
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(item))
+        count += 1
+    _WITH_ENGINES.clear()
+    return count
 
 
 def ptx_of_lowered(lowered: str) -> str:
