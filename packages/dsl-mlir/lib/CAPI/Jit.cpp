@@ -118,6 +118,33 @@ llvm::Error checkPipeline(const std::string &pipeline, llvm::TargetMachine *tm) 
   return llvm::Error::success();
 }
 
+/// The host TargetMachine at `codegenOptLevel`, once `pipeline` is known to
+/// parse (targets initialized on first use).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+prepareTarget(int codegenOptLevel, const std::string &pipeline) {
+  initializeNativeTarget();
+  auto tm = hostTargetMachine(codegenOptLevel);
+  if (!tm)
+    return tm.takeError();
+  if (llvm::Error err = checkPipeline(pipeline, tm->get()))
+    return std::move(err);
+  return tm;
+}
+
+/// Collects the error diagnostics of a context while alive, one per line,
+/// instead of letting them print to stderr.
+struct CollectErrors {
+  explicit CollectErrors(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          if (diag.getSeverity() == DiagnosticSeverity::Error)
+            os << "\n" << diag.getLocation() << ": error: " << diag.str();
+          return success();
+        }) {}
+  std::string text;
+  llvm::raw_string_ostream os{text};
+  ScopedDiagnosticHandler handler;
+};
+
 /// The LLVM IR transformer of the JIT: `pipeline`, or LLVM's default one at
 /// `codegenOptLevel` when empty; optimization remarks dropped.
 std::function<llvm::Error(llvm::Module *)>
@@ -134,19 +161,13 @@ makeTransformer(const std::string &pipeline, int codegenOptLevel,
 extern "C" bool dslTranslateToLLVMIR(MlirOperation module, char **llvmIR,
                                      char **error) {
   Operation *op = unwrap(module);
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  ScopedDiagnosticHandler handler(op->getContext(), [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      os << diag.getLocation() << ": error: " << diag.str() << "\n";
-    return success();
-  });
+  CollectErrors errors(op->getContext());
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> translated = translateModuleToLLVMIR(op, context);
   if (!translated) {
     if (error)
-      *error = copyString(diagnostics.empty() ? "translation to LLVM IR failed"
-                                              : diagnostics);
+      *error = copyString(errors.text.empty() ? "translation to LLVM IR failed"
+                                              : errors.text);
     return false;
   }
   std::string text;
@@ -159,18 +180,15 @@ extern "C" bool dslTranslateToLLVMIR(MlirOperation module, char **llvmIR,
 extern "C" bool dslEmitAssembly(MlirStringRef llvmIR, MlirStringRef llvmPasses,
                                 int codegenOptLevel, char **assembly,
                                 char **error) {
-  initializeNativeTarget();
   auto fail = [&](const std::string &message) {
     if (error)
       *error = copyString(message);
     return false;
   };
-  auto tm = hostTargetMachine(codegenOptLevel);
+  std::string pipeline = unwrap(llvmPasses).str();
+  auto tm = prepareTarget(codegenOptLevel, pipeline);
   if (!tm)
     return fail(llvm::toString(tm.takeError()));
-  std::string pipeline = unwrap(llvmPasses).str();
-  if (llvm::Error err = checkPipeline(pipeline, tm->get()))
-    return fail(llvm::toString(std::move(err)));
 
   llvm::LLVMContext context;
   llvm::SMDiagnostic diagnostic;
@@ -203,18 +221,15 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
                          int codegenOptLevel, int numPaths,
                          const MlirStringRef *sharedLibPaths,
                          bool enableObjectDump, char **error) {
-  initializeNativeTarget();
   auto fail = [&](const std::string &message) {
     if (error)
       *error = copyString(message);
     return MlirExecutionEngine{nullptr};
   };
-  auto tm = hostTargetMachine(codegenOptLevel);
+  std::string pipeline = unwrap(llvmPasses).str();
+  auto tm = prepareTarget(codegenOptLevel, pipeline);
   if (!tm)
     return fail(llvm::toString(tm.takeError()));
-  std::string pipeline = unwrap(llvmPasses).str();
-  if (llvm::Error err = checkPipeline(pipeline, tm->get()))
-    return fail(llvm::toString(std::move(err)));
 
   SmallVector<StringRef> libPaths;
   for (int i = 0; i < numPaths; ++i)
@@ -232,16 +247,10 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
   // MLIR's diagnostics (an op with no LLVM IR translation) join the error
   // instead of going to stderr.
   Operation *module = unwrap(op).getOperation();
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      os << "\n" << diag.getLocation() << ": error: " << diag.str();
-    return success();
-  });
+  CollectErrors errors(module->getContext());
   auto engine = ExecutionEngine::create(module, options, std::move(*tm));
   if (!engine)
-    return fail(llvm::toString(engine.takeError()) + diagnostics);
+    return fail(llvm::toString(engine.takeError()) + errors.text);
   return wrap(engine->release());
 }
 
