@@ -65,3 +65,32 @@ def test_parallel_code_needs_and_gets_its_coroutines_lowered() -> None:
         engine = dsl_mlir.jit(lowered, parallel=True, llvm_passes=dsl_mlir.FAST_LLVM_PASSES)
         _run(engine, x, out)
     np.testing.assert_allclose(out, np.exp(x), rtol=2e-6)
+
+
+SLICE = """func.func @s(%x: tensor<16x8xf32>, %i: index) -> tensor<4x3xf32> {
+  %c2 = arith.constant 2 : index
+  %0 = dsl.slice %x[%i, %c2] : tensor<16x8xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32> }"""
+
+
+@pytest.mark.parametrize("passes", [None, dsl_mlir.FAST_LLVM_PASSES])
+def test_invoke_works_and_raises_the_checks_errors_whatever_the_pipeline(passes: str | None) -> None:
+    """Engines built with llvm_passes (from a capsule: the native class) used to lack
+    invoke and lookup altogether (AttributeError)."""
+    x = np.arange(128, dtype=np.float32).reshape(16, 8)
+    with dsl_mlir.context():
+        engine = dsl_mlir.jit(dsl_mlir.lower(dsl_mlir.parse_module(SLICE)), llvm_passes=passes)
+
+    def call(offset: int) -> np.ndarray:
+        out = np.zeros((4, 3), np.float32)
+        dx, dout = get_ranked_memref_descriptor(x), get_ranked_memref_descriptor(out)
+        engine.invoke("s", ctypes.pointer(ctypes.pointer(dx)), ctypes.pointer(ctypes.c_int64(offset)),
+                      ctypes.pointer(ctypes.pointer(dout)))
+        return out
+
+    np.testing.assert_array_equal(call(5), x[5:9, 2:5])
+    with pytest.raises(IndexError, match="offset 100 in dimension 0 is out of bounds"):
+        call(100)
+    np.testing.assert_array_equal(call(12), x[12:16, 2:5])  # the error was cleared
+    with pytest.raises(RuntimeError, match="Unknown function nope"):
+        engine.lookup("nope")

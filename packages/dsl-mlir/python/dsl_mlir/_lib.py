@@ -51,6 +51,32 @@ for _alias, _module in (("ir", ir), ("passmanager", passmanager),
     sys.modules.setdefault(f"dsl_mlir.{_alias}", _module)
 
 
+def checked_invoke(engine: execution_engine.ExecutionEngine, name: str, *ctypes_args: object) -> None:
+    """``engine.invoke(name, *ctypes_args)`` (pointers to the arguments and results of
+    the C interface of ``name``), then raise what the code's run-time checks recorded
+    during the call (IndexError, ValueError)."""
+    from ._compiled import raise_pending_error
+    from ._dispatch import clear_pending_error
+
+    clear_pending_error()
+    execution_engine.ExecutionEngine.invoke(engine, name, *ctypes_args)
+    raise_pending_error()
+
+
+def _give_engines_their_methods() -> None:
+    """Engines made from a capsule (``create_engine``) are instances of the native class,
+    which lacks the Python class's ``lookup``, ``invoke`` and ``register_runtime``: the
+    native class of this private MLIR gets them, ``invoke`` raising the run-time checks'
+    errors as ``dsl_mlir.jit``'s engines do."""
+    native = execution_engine.ExecutionEngine.__mro__[1]
+    native.lookup = execution_engine.ExecutionEngine.lookup
+    native.register_runtime = execution_engine.ExecutionEngine.register_runtime
+    native.invoke = checked_invoke
+
+
+_give_engines_their_methods()
+
+
 def create_engine(module: ir.Module, llvm_passes: str, codegen_opt_level: int,
                   shared_libs: list[str], object_dump: bool) -> execution_engine.ExecutionEngine:
     """An ExecutionEngine whose LLVM IR pipeline is ``llvm_passes`` (new-PM text)."""

@@ -15,7 +15,6 @@ from ._compiled import (
     ERROR_HOOK_SYMBOL,
     GPU_RUNTIME,
     install_error_hook,
-    raise_pending_error,
 )
 from ._errors import (
     Diagnostic,
@@ -25,6 +24,7 @@ from ._errors import (
     from_mlir_error,
 )
 from ._lib import (
+    checked_invoke,
     create_engine,
     emit_assembly,
     execution_engine,
@@ -84,11 +84,7 @@ class ExecutionEngine(execution_engine.ExecutionEngine):  # type: ignore[misc]
     """MLIR's ExecutionEngine; ``invoke`` raises what the run-time checks recorded."""
 
     def invoke(self, name: str, *ctypes_args: object) -> None:
-        from ._dispatch import clear_pending_error
-
-        clear_pending_error()
-        super().invoke(name, *ctypes_args)
-        raise_pending_error()
+        checked_invoke(self, name, *ctypes_args)
 
 
 def pipeline_names() -> list[str]:
