@@ -24,7 +24,6 @@ from ._errors import (
     from_mlir_error,
 )
 from ._lib import (
-    checked_invoke,
     create_engine,
     emit_assembly,
     execution_engine,
@@ -78,13 +77,6 @@ def _has_error_hook(module: ir.Module) -> bool:
         space = attrs.get("addr_space")
         return str(global_type) == "i64" and (space is None or ir.IntegerAttr(space).value == 0)
     return False
-
-
-class ExecutionEngine(execution_engine.ExecutionEngine):  # type: ignore[misc]
-    """MLIR's ExecutionEngine; ``invoke`` raises what the run-time checks recorded."""
-
-    def invoke(self, name: str, *ctypes_args: object) -> None:
-        checked_invoke(self, name, *ctypes_args)
 
 
 def pipeline_names() -> list[str]:
@@ -411,11 +403,9 @@ def jit(
         raise ValueError(f"jit: opt_level must be 0..3, got {opt_level}")
     libs = [*shared_libs, *([ASYNC_RUNTIME] if parallel else []), *([GPU_RUNTIME] if gpu else [])]
     try:
-        if llvm_passes is None:
-            engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs,
-                                     enable_object_dump=object_dump)
-        else:
-            engine = create_engine(module, llvm_passes, opt_level, libs, object_dump)
+        # "" is LLVM's default pipeline at opt_level, as upstream's ExecutionEngine(...)
+        # runs it; through dslExecutionEngineCreate, MLIR's diagnostics join the error.
+        engine = create_engine(module, llvm_passes or "", opt_level, libs, object_dump)
         if _has_error_hook(module):
             install_error_hook(lookup_symbol(engine, ERROR_HOOK_SYMBOL))
         if gpu:
