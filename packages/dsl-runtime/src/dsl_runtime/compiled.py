@@ -125,9 +125,6 @@ class CompiledFunction:
     source: str = "compiled"  # or "disk-cache"
 
     def __post_init__(self) -> None:
-        if any(_is_engine(item) for item in self.keepalive) and not any(
-                name in self.artifacts.lowered for name in _RUNTIME_CALLS):
-            _WITH_ENGINES[id(self)] = self
         self._allocate = _result_allocator(self.abi)
         self._nresults = len(self.abi.results)
         self._lock = threading.Lock()
@@ -178,17 +175,16 @@ class CompiledFunction:
         return ptx_of_lowered(self.artifacts.lowered)
 
 
-#: The compiled functions that hold a JIT engine (by id; gone when they are).
+#: The compiled functions whose JIT engine is left alone at exit (by id; gone when they are).
 _WITH_ENGINES: weakref.WeakValueDictionary[int, CompiledFunction] = weakref.WeakValueDictionary()
 
 
-#: Calls into the runtime libraries an engine loads (the async runtime of parallel code,
-#: the GPU runtime): their engines' teardown also shuts those down, so it is kept.
-_RUNTIME_CALLS = ("mlirAsyncRuntime", "mgpu")
-
-
-def _is_engine(item: object) -> bool:
-    return type(item).__name__ == "ExecutionEngine"
+def abandon_at_exit(compiled: CompiledFunction) -> CompiledFunction:
+    """Register ``compiled`` (whose ``keepalive`` holds its JIT engine) for
+    ``abandon_engines``; only for engines that loaded no runtime library (not parallel
+    code, not GPU host code: their teardown also shuts that runtime down)."""
+    _WITH_ENGINES[id(compiled)] = compiled
+    return compiled
 
 
 @atexit.register
@@ -201,8 +197,8 @@ def abandon_engines() -> int:
     first: ~8 ms per engine here, paid at exit for every function a process compiled
     (a test process with 100 kernels took most of a second to exit). At exit nothing
     needs it: generated code registers no destructors, and the operating system takes
-    the memory back. Engines that loaded a runtime library (parallel code, GPU host
-    code) and engines dropped while the process runs are torn down as before."""
+    the memory back. Engines not registered by ``abandon_at_exit`` (parallel code,
+    GPU host code) and engines dropped while the process runs are torn down as before."""
     import ctypes
 
     count = 0

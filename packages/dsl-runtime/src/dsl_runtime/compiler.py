@@ -8,7 +8,7 @@ from typing import Any
 
 from . import knobs
 from .abi import KernelABI, build_abi, check_dispatcher, packed_plan
-from .compiled import Artifacts, CompiledFunction
+from .compiled import Artifacts, CompiledFunction, abandon_at_exit
 from .errors import CompileError, from_mlir
 from .options import CompileOptions
 from .params import ParamSpec
@@ -142,9 +142,17 @@ def compile_parsed(parsed: Any, specs: tuple[ParamSpec, ...], constexprs: Mappin
         _require_gpu()
     lowered, engine = lower_and_jit(name, parsed.module, options, timings, parsed, object_dump)
     kernel = make_kernel(abi, engine, options.gpu)
-    return CompiledFunction(name, abi, kernel,
-                            Artifacts(dsl=dsl_text, lowered=str(lowered), codegen=codegen(options)),
-                            timings, keepalive=(ctx, lowered, engine))
+    return _with_engine(CompiledFunction(
+        name, abi, kernel, Artifacts(dsl=dsl_text, lowered=str(lowered), codegen=codegen(options)),
+        timings, keepalive=(ctx, lowered, engine)), options)
+
+
+def _with_engine(compiled: CompiledFunction, options: CompileOptions) -> CompiledFunction:
+    """``compiled`` (holding its engine), registered to be left alone at exit unless the
+    engine loaded a runtime library (parallel code, GPU host code)."""
+    if options.parallel or options.gpu:
+        return compiled
+    return abandon_at_exit(compiled)
 
 
 def codegen(options: CompileOptions) -> tuple[int, str | None]:
@@ -153,7 +161,7 @@ def codegen(options: CompileOptions) -> tuple[int, str | None]:
 
 
 def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: bytes,
-                options: CompileOptions | None = None) -> CompiledFunction:
+                options: CompileOptions) -> CompiledFunction:
     """Rebuild a CompiledFunction from the (verified) bytes of a cached shared library.
 
     The bytes are loaded from a sealed memfd (``safefs.dlopen_bytes``): what runs is
@@ -172,11 +180,9 @@ def load_shared(abi: KernelABI, dsl_text: str, lowered_text: str, library: bytes
         dsl_mlir.install_error_hook(ctypes.addressof(hook))
     kernel = _packed_kernel(abi, address)
     timings = {"load": time.perf_counter() - t}
-    artifacts = Artifacts(dsl=dsl_text, lowered=lowered_text)
-    if options is not None:
-        artifacts.codegen = codegen(options)
-    return CompiledFunction(abi.function, abi, kernel, artifacts, timings, keepalive=(lib,),
-                            source="disk-cache")
+    return CompiledFunction(abi.function, abi, kernel,
+                            Artifacts(dsl=dsl_text, lowered=lowered_text, codegen=codegen(options)),
+                            timings, keepalive=(lib,), source="disk-cache")
 
 
 def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
@@ -193,6 +199,6 @@ def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
     engine = _engine(module, options, object_dump=False)
     kernel = make_kernel(abi, engine, options.gpu)
     timings["load"] = time.perf_counter() - t
-    return CompiledFunction(abi.function, abi, kernel,
-                            Artifacts(dsl=dsl_text, lowered=lowered_text, codegen=codegen(options)),
-                            timings, keepalive=(ctx, module, engine), source="disk-cache")
+    return _with_engine(CompiledFunction(
+        abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text, codegen=codegen(options)),
+        timings, keepalive=(ctx, module, engine), source="disk-cache"), options)

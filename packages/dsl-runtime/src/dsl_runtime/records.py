@@ -44,12 +44,6 @@ Checker = Callable[[Any, str], Any]
 _CHECKERS: dict[tuple[Any, str], Checker] = {}
 
 
-def _check(tp: Any, value: Any, where: str) -> Any:
-    """``value`` as field type ``tp`` holds it (lists frozen into tuples, dicts of nested
-    records built); RecordError naming ``where`` otherwise."""
-    return _checker(tp)(value, where)
-
-
 def _checker(tp: Any) -> Checker:
     """The check of field type ``tp``, built once per type: a process reading its first
     cache entry validates dozens of values, and walking the annotation for each (what
