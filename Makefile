@@ -56,7 +56,7 @@ $(STAMPS)/packages: $(STAMPS)/dsl-mlir $(wildcard packages/*/pyproject.toml) $(E
 
 setup: $(STAMPS)/packages
 
-test: setup test-lit test-python examples
+test: setup lint test-lit test-python examples
 
 test-lit: setup
 	$(VENV)/bin/lit -v packages/dsl-mlir/test
@@ -67,7 +67,7 @@ test-lit: setup
 # (wheels after setup, not beside it: both build in $(BUILD)/dsl-mlir.)
 test-python: setup
 	$(MAKE) --no-print-directory wheels
-	DSL_WHEEL_DIR=$(CURDIR)/dist DSL_MLIR_WHEEL=$$(ls $(CURDIR)/dist/dsl_mlir-*.whl) \
+	DSL_WHEEL_DIR=$(CURDIR)/dist DSL_MLIR_WHEEL=$$(ls $(CURDIR)/dist/dsl_mlir-*-$$($(PY) -c 'import sys; print("cp%d%d" % sys.version_info[:2])')-*.whl) \
 		$(PY) -m pytest -q packages $(EXTENSION)/tests
 
 # The IR fuzz test of packages/dsl-mlir/tests/test_mlir_fuzz_ir.py, longer and on new
@@ -94,11 +94,13 @@ bench: setup
 	$(PIP) install -q -r bench/requirements.txt
 	$(PY) bench/run_all.py
 
-# dsl-mlir's wheel reuses the incremental build directory of `make setup`.
+# dsl-mlir's wheels, one per CPython of WHEEL_PYTHONS with a manylinux tag, reuse the
+# incremental build directory of `make setup`: only the extension modules are built per
+# version (ci/native_wheels.py). The other packages are pure Python (py3-none-any).
+WHEEL_PYTHONS ?= 3.10 3.11 3.12 3.13
 wheels: $(STAMPS)/toolchain
 	@mkdir -p dist && rm -f dist/dsl_*.whl
-	$(PIP) wheel -q --no-build-isolation --no-deps -w dist ./packages/dsl-mlir \
-		-Cbuild-dir=$(BUILD)/dsl-mlir -Ccmake.define.CMAKE_BUILD_TYPE=Release
+	$(PY) ci/native_wheels.py -o dist $(WHEEL_PYTHONS)
 	@for p in $(PURE_PACKAGES); do $(PIP) wheel -q --no-build-isolation --no-deps -w dist ./$$p || exit 1; done
 	@ls -l dist
 
@@ -109,6 +111,7 @@ check-wheels: wheels
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+	$(PY) -m mypy examples/*.py  # --strict with dsl-parser's plugin (pyproject's [tool.mypy])
 
 clean:
-	rm -rf $(BUILD) dist $(STAMPS) examples/cpp-plugin/build
+	rm -rf $(BUILD) packages/dsl-mlir/build dist $(STAMPS) examples/cpp-plugin/build

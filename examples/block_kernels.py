@@ -33,7 +33,7 @@ PARALLEL = {"parallel": True}
 
 @pl.kernel
 def tiled_matmul_k(a: pl.Tensor[[M, K], pl.FP32], b: pl.Tensor[[K, N], pl.FP32],
-                   c: pl.Tensor[[M, N], pl.FP32], TILE: dc.Constexpr[int]):
+                   c: pl.Tensor[[M, N], pl.FP32], TILE: dc.Constexpr[int]) -> None:
     ta = pl.shared([TILE, TILE], pl.FP32)
     tb = pl.shared([TILE, TILE], pl.FP32)
     tx = pl.thread_id(0)
@@ -60,7 +60,7 @@ def tiled_matmul_k(a: pl.Tensor[[M, K], pl.FP32], b: pl.Tensor[[K, N], pl.FP32],
 
 @jit(pipeline_options=PARALLEL)
 def tiled_matmul(a: pl.Tensor[[M, K], pl.FP32], b: pl.Tensor[[K, N], pl.FP32],
-                 c: pl.Tensor[[M, N], pl.FP32], TILE: dc.Constexpr[int]):
+                 c: pl.Tensor[[M, N], pl.FP32], TILE: dc.Constexpr[int]) -> None:
     tiled_matmul_k(a, b, c, TILE).launch(
         grid=(pl.ceil_div(c.shape[1], TILE), pl.ceil_div(c.shape[0], TILE)),
         block=(TILE, TILE))
@@ -68,7 +68,7 @@ def tiled_matmul(a: pl.Tensor[[M, K], pl.FP32], b: pl.Tensor[[K, N], pl.FP32],
 
 @pl.kernel
 def block_sum_k(x: pl.Tensor[[N], pl.FP32], sums: pl.Tensor[[M], pl.FP32],
-                BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]):
+                BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]) -> None:
     t = pl.shared([BLOCK], pl.FP32)
     i = pl.thread_id(0)
     g = pl.block_id(0) * BLOCK + i
@@ -89,13 +89,13 @@ def block_sum_k(x: pl.Tensor[[N], pl.FP32], sums: pl.Tensor[[M], pl.FP32],
 
 @jit(pipeline_options=PARALLEL)
 def block_sum(x: pl.Tensor[[N], pl.FP32], sums: pl.Tensor[[M], pl.FP32],
-              BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]):
+              BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]) -> None:
     block_sum_k(x, sums, BLOCK, STEPS).launch(grid=(sums.shape[0],), block=(BLOCK,))
 
 
 @pl.kernel
 def block_scan_k(x: pl.Tensor[[N], pl.INT32], out: pl.Tensor[[N], pl.INT32],
-                 BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]):
+                 BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]) -> None:
     t = pl.shared([2, BLOCK], pl.INT32)
     i = pl.thread_id(0)
     g = pl.block_id(0) * BLOCK + i
@@ -121,14 +121,14 @@ def block_scan_k(x: pl.Tensor[[N], pl.INT32], out: pl.Tensor[[N], pl.INT32],
 
 @jit(pipeline_options=PARALLEL)
 def block_scan(x: pl.Tensor[[N], pl.INT32], out: pl.Tensor[[N], pl.INT32],
-               BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]):
+               BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]) -> None:
     block_scan_k(x, out, BLOCK, STEPS).launch(grid=(pl.ceil_div(x.shape[0], BLOCK),),
                                               block=(BLOCK,))
 
 
 @pl.kernel
 def histogram_k(x: pl.Tensor[[N], pl.INT32], hist: pl.Tensor[[64], pl.INT32],
-                PER_THREAD: dc.Constexpr[int]):
+                PER_THREAD: dc.Constexpr[int]) -> None:
     local = pl.shared([64], pl.INT32)
     i = pl.thread_id(0)
     local[i] = 0
@@ -143,7 +143,7 @@ def histogram_k(x: pl.Tensor[[N], pl.INT32], hist: pl.Tensor[[64], pl.INT32],
 
 @jit(pipeline_options=PARALLEL)
 def histogram(x: pl.Tensor[[N], pl.INT32], hist: pl.Tensor[[64], pl.INT32],
-              PER_THREAD: dc.Constexpr[int]):
+              PER_THREAD: dc.Constexpr[int]) -> None:
     histogram_k(x, hist, PER_THREAD).launch(
         grid=(pl.ceil_div(x.shape[0], 64 * PER_THREAD),), block=(64,))
 

@@ -101,7 +101,7 @@ def dequantize(q: QuantizedTensor) -> pl.Tensor[pl.FP32]:
 
 
 @pl.kernel
-def dequantize_k(q: QuantizedTensor, out: pl.Tensor[pl.FP32]):
+def dequantize_k(q: QuantizedTensor, out: pl.Tensor[pl.FP32]) -> None:
     i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
     if i < out.shape[0]:
         out[i] = (pl.cast(q.data[i], pl.FP32) - pl.cast(q.zero_point, pl.FP32)) * q.scale
@@ -111,15 +111,16 @@ N = pl.dynamic("N")
 
 
 @jit
-def dequantize_launch(q: QuantizedTensor, out: pl.Tensor[[N], pl.FP32]):
+def dequantize_launch(q: QuantizedTensor, out: pl.Tensor[[N], pl.FP32]) -> None:
     dequantize_k(q, out).launch(grid=(pl.ceil_div(out.shape[0], 64),), block=(64,))
 
 
 @jit
 def rotate(x: pl.Tensor[[4], pl.FP32], y: pl.Tensor[[4], pl.FP32],
            z: complex) -> tuple[pl.Tensor[[4], pl.FP32], pl.Tensor[[4], pl.FP32]]:
-    """(x + iy) * z, element-wise."""
-    return pl.sub(pl.mul(x, z.re), pl.mul(y, z.im)), pl.add(pl.mul(x, z.im), pl.mul(y, z.re))
+    """(x + iy) * z, element-wise (in the body, z is the registered Complex struct)."""
+    return (pl.sub(pl.mul(x, z.re), pl.mul(y, z.im)),  # type: ignore[attr-defined]
+            pl.add(pl.mul(x, z.im), pl.mul(y, z.re)))  # type: ignore[attr-defined]
 
 
 def main() -> None:

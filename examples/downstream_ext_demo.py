@@ -24,7 +24,8 @@ def activation(x: pl.Tensor[[N], pl.FP32], bias: pl.Tensor[[N], pl.FP32]) -> pl.
 
 def reference(x: np.ndarray, bias: np.ndarray) -> np.ndarray:
     z = x * x * x + bias
-    return np.where(z > 0, z, np.float32(0.01) * z)
+    result: np.ndarray = np.where(z > 0, z, np.float32(0.01) * z)
+    return result
 
 
 for n in (1, 5, 4096):

@@ -19,7 +19,7 @@ N = pl.dynamic("N")
 
 @pl.kernel
 def mandelbrot_k(cr: pl.Tensor[[N], pl.FP32], ci: pl.Tensor[[N], pl.FP32],
-                 out: pl.Tensor[[N], pl.INT32], max_iter: pl.INT32):
+                 out: pl.Tensor[[N], pl.INT32], max_iter: pl.Scalar[pl.INT32]) -> None:
     i = pl.block_id(0) * pl.block_dim(0) + pl.thread_id(0)
     if i >= out.shape[0]:
         return
@@ -38,7 +38,7 @@ def mandelbrot_k(cr: pl.Tensor[[N], pl.FP32], ci: pl.Tensor[[N], pl.FP32],
 
 @jit(pipeline_options={"parallel": True})
 def mandelbrot(cr: pl.Tensor[[N], pl.FP32], ci: pl.Tensor[[N], pl.FP32],
-               out: pl.Tensor[[N], pl.INT32], max_iter: pl.INT32):
+               out: pl.Tensor[[N], pl.INT32], max_iter: pl.Scalar[pl.INT32]) -> None:
     mandelbrot_k(cr, ci, out, max_iter).launch(grid=(pl.ceil_div(out.shape[0], 128),),
                                                block=(128,))
 

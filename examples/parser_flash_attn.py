@@ -1,5 +1,3 @@
-# DSL annotations (pl.Tensor[[64, 128], pl.FP16]) are values, not static types:
-# mypy: disable-error-code="valid-type, no-any-return"
 """dsl-parser example: the seed's ``flash_attn_simplified``, its MLIR and its round trip.
 
 The seed's text (seeds/002) is not well typed: ``pl.matmul(q, k_block,

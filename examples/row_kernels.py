@@ -11,6 +11,7 @@ Run: ``python examples/row_kernels.py``.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 import dsl_core as dc
 import dsl_parser.language as pl
@@ -23,7 +24,7 @@ PARALLEL = {"parallel": True}
 
 @pl.kernel
 def softmax_k(x: pl.Tensor[[M, N], pl.FP32], y: pl.Tensor[[M, N], pl.FP32],
-              BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]):
+              BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]) -> None:
     t = pl.shared([BLOCK], pl.FP32)
     row = pl.block_id(0)
     i = pl.thread_id(0)
@@ -59,14 +60,14 @@ def softmax_k(x: pl.Tensor[[M, N], pl.FP32], y: pl.Tensor[[M, N], pl.FP32],
 
 @jit(pipeline_options=PARALLEL)
 def softmax(x: pl.Tensor[[M, N], pl.FP32], y: pl.Tensor[[M, N], pl.FP32],
-            BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]):
+            BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]) -> None:
     softmax_k(x, y, BLOCK, STEPS).launch(grid=(x.shape[0],), block=(BLOCK,))
 
 
 @pl.kernel
 def layer_norm_k(x: pl.Tensor[[M, N], pl.FP32], w: pl.Tensor[[N], pl.FP32],
-                 b: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[M, N], pl.FP32], eps: pl.FP32,
-                 BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]):
+                 b: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[M, N], pl.FP32], eps: pl.Scalar[pl.FP32],
+                 BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]) -> None:
     t = pl.shared([BLOCK], pl.FP32)
     row = pl.block_id(0)
     i = pl.thread_id(0)
@@ -103,20 +104,23 @@ def layer_norm_k(x: pl.Tensor[[M, N], pl.FP32], w: pl.Tensor[[N], pl.FP32],
 
 @jit(pipeline_options=PARALLEL)
 def layer_norm(x: pl.Tensor[[M, N], pl.FP32], w: pl.Tensor[[N], pl.FP32],
-               b: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[M, N], pl.FP32], eps: pl.FP32,
-               BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]):
+               b: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[M, N], pl.FP32], eps: pl.Scalar[pl.FP32],
+               BLOCK: dc.Constexpr[int], STEPS: dc.Constexpr[int]) -> None:
     layer_norm_k(x, w, b, y, eps, BLOCK, STEPS).launch(grid=(x.shape[0],), block=(BLOCK,))
 
 
-def softmax_reference(x: np.ndarray) -> np.ndarray:
+def softmax_reference(x: NDArray[np.float32]) -> NDArray[np.floating]:
     e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    result: NDArray[np.floating] = e / e.sum(axis=1, keepdims=True)
+    return result
 
 
-def layer_norm_reference(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+def layer_norm_reference(x: NDArray[np.float32], w: NDArray[np.float32], b: NDArray[np.float32],
+                         eps: float) -> NDArray[np.floating]:
     mean = x.mean(axis=1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * w + b
+    result: NDArray[np.floating] = (x - mean) / np.sqrt(var + eps) * w + b
+    return result
 
 
 def main() -> None:

@@ -13,14 +13,19 @@ and the test tools come from the index, at the pins of ci/requirements-dev.txt.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
+import tomllib
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +76,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
         else:
             _wheel(REPO / "packages" / "dsl-mlir", out, f"-Cbuild-dir={REPO / 'build' / 'dsl-mlir'}")
     _wheel(EXTENSION, out)
-    names = sorted(w.name.split("-")[0] for w in out.glob("*.whl"))
+    names = sorted({w.name.split("-")[0] for w in out.glob("*.whl")})  # dsl_mlir: one per CPython
     assert names == ["downstream_ext", "dsl_core", "dsl_mlir", "dsl_parser", "dsl_runtime"], names
     return out
 
@@ -98,12 +103,17 @@ def _absent(py: Path, *modules: str) -> None:
     assert _ok([py, "-c", code]).strip() == "[]"
 
 
-def test_every_wheel_is_typed(wheels: Path) -> None:
-    import zipfile
+def _all(wheels: Path, name: str) -> list[Path]:
+    """The wheels of one package (dsl-mlir has one per CPython version)."""
+    found = sorted(wheels.glob(f"{name}-*.whl"))
+    assert found, name
+    return found
 
+
+def test_every_wheel_is_typed(wheels: Path) -> None:
     for name in ("dsl_core", "dsl_mlir", "dsl_parser", "dsl_runtime"):
-        (wheel,) = wheels.glob(f"{name}-*.whl")
-        assert f"{name}/py.typed" in zipfile.ZipFile(wheel).namelist(), wheel.name
+        for wheel in _all(wheels, name):
+            assert f"{name}/py.typed" in zipfile.ZipFile(wheel).namelist(), wheel.name
 
 
 #: The licence each wheel declares (SPDX, PEP 639) and the licence files it carries.
@@ -117,21 +127,22 @@ LICENCES = {
 
 
 def test_every_wheel_carries_its_licence_and_the_bundled_components_notices(wheels: Path) -> None:
-    import zipfile
-
     for name, (expression, files) in LICENCES.items():
-        (wheel,) = wheels.glob(f"{name}-*.whl")
-        archive = zipfile.ZipFile(wheel)
-        info = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-        folder = info.rsplit("/", 1)[0]
-        meta = archive.read(info).decode()
-        assert f"License-Expression: {expression}" in meta.splitlines(), wheel.name
-        for file in files:
-            assert f"License-File: {file}" in meta.splitlines(), (wheel.name, file)
-            text = archive.read(f"{folder}/licenses/{file}").decode()
-            assert "Apache License" in text and "Version 2.0, January 2004" in text
-    (mlir,) = wheels.glob("dsl_mlir-*.whl")
-    archive = zipfile.ZipFile(mlir)
+        for wheel in _all(wheels, name):
+            archive = zipfile.ZipFile(wheel)
+            info = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+            folder = info.rsplit("/", 1)[0]
+            meta = archive.read(info).decode()
+            assert f"License-Expression: {expression}" in meta.splitlines(), wheel.name
+            for file in files:
+                assert f"License-File: {file}" in meta.splitlines(), (wheel.name, file)
+                text = archive.read(f"{folder}/licenses/{file}").decode()
+                assert "Apache License" in text and "Version 2.0, January 2004" in text
+    for mlir in _all(wheels, "dsl_mlir"):
+        _check_mlir_notices(zipfile.ZipFile(mlir))
+
+
+def _check_mlir_notices(archive: zipfile.ZipFile) -> None:
     folder = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA")).rsplit("/", 1)[0]
     own = archive.read(f"{folder}/licenses/LICENSE").decode()
     assert "---- LLVM Exceptions to the Apache 2.0 License ----" in own
@@ -255,3 +266,103 @@ def test_all_layers_and_an_extension_from_wheels_only(wheels: Path) -> None:
     for needle in ("dsl-core", "dsl-mlir", "dsl-parser", "extensions: 1 active",
                    "downstream-ext 0.3.0"):
         assert needle in doctor, doctor
+
+
+def _native_wheels_module() -> Any:
+    """ci/native_wheels.py, which builds the dsl-mlir wheels and finds the interpreters."""
+    spec = importlib.util.spec_from_file_location("native_wheels", REPO / "ci" / "native_wheels.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _classified(pyproject: Path) -> list[str]:
+    """The CPython versions a package's classifiers name ("3.10", ...)."""
+    prefix = "Programming Language :: Python :: "
+    meta = tomllib.loads(pyproject.read_text())["project"]
+    return [c[len(prefix):] for c in meta["classifiers"] if c.startswith(prefix + "3.")]
+
+
+#: What dsl-mlir's wheels are built for (make wheels' WHEEL_PYTHONS) and what its
+#: metadata claims; every package says the same.
+PYTHONS = _classified(REPO / "packages" / "dsl-mlir" / "pyproject.toml")
+
+
+def test_every_package_classifies_the_versions_it_requires() -> None:
+    assert PYTHONS == ["3.10", "3.11", "3.12", "3.13"]
+    for name in ("dsl-core", "dsl-mlir", "dsl-parser", "dsl-runtime"):
+        pyproject = REPO / "packages" / name / "pyproject.toml"
+        meta = tomllib.loads(pyproject.read_text())["project"]
+        assert _classified(pyproject) == PYTHONS, name
+        assert meta["requires-python"] == f">={PYTHONS[0]}", name
+    make_default = re.search(r"^WHEEL_PYTHONS \?= (.*)$", (REPO / "Makefile").read_text(), re.M)
+    assert make_default is not None and make_default.group(1).split() == PYTHONS
+
+
+def _tags(wheel: Path) -> tuple[str, str, str]:
+    """(python, abi, platform) of a wheel's file name."""
+    python, abi, platform = wheel.name[:-len(".whl")].split("-")[-3:]
+    return python, abi, platform
+
+
+def test_native_wheels_carry_a_manylinux_tag_for_every_classified_python(wheels: Path) -> None:
+    if not os.environ.get("DSL_WHEEL_DIR"):
+        pytest.skip("make wheels builds the wheel of every version (DSL_WHEEL_DIR=dist)")
+    found = {_tags(w)[0]: w for w in _all(wheels, "dsl_mlir")}
+    assert sorted(found) == sorted(f"cp{v.replace('.', '')}" for v in PYTHONS)
+    for python, wheel in found.items():
+        _, abi, platform = _tags(wheel)
+        assert abi == python and re.fullmatch(r"manylinux_2_\d+_x86_64(\.manylinux\w+)*", platform), wheel.name
+        archive = zipfile.ZipFile(wheel)
+        info = next(n for n in archive.namelist() if n.endswith(".dist-info/WHEEL"))
+        tags = [line.split(": ")[1] for line in archive.read(info).decode().splitlines()
+                if line.startswith("Tag: ")]
+        assert tags and all(t.startswith(f"{python}-{python}-manylinux_2_") for t in tags), tags
+        modules = [n for n in archive.namelist() if ".cpython-" in n]
+        assert modules and all(f".cpython-{python[2:]}-x86_64-linux-gnu.so" in n for n in modules)
+
+
+SMOKE = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import dsl_mlir
+    import dsl_parser.language as pl
+    from dsl_runtime import jit
+
+    N = pl.dynamic("N")
+
+    @jit
+    def axpy(a: pl.Scalar[pl.FP32], x: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:
+        return pl.add(pl.mul(x, a), y)
+
+    x = np.linspace(-2, 2, 1001, dtype=np.float32); y = np.arange(1001, dtype=np.float32)
+    before = (x.copy(), y.copy())
+    z = axpy(np.float32(3.0), x, y)
+    np.testing.assert_allclose(z, x * np.float32(3.0) + y, rtol=1e-6)
+    assert (x == before[0]).all() and (y == before[1]).all()
+    assert "dsl.mul" in axpy.compile(np.float32(3.0), x, y).mlir("dsl")
+    print("SMOKE_OK", "%d.%d" % sys.version_info[:2], dsl_mlir.__file__)
+""")
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_a_fresh_venv_of_each_python_parses_lowers_jits_and_calls(wheels: Path, version: str) -> None:
+    base = _native_wheels_module().find_python(version)
+    if base is None:
+        message = f"no CPython {version} here (python{version} on PATH or under pyenv)"
+        if os.environ.get("DSL_WHEEL_DIR"):
+            pytest.fail(message)  # make wheels built this version, so the interpreter exists
+        pytest.skip(message)
+    path = WORK / f"python-{version}"
+    shutil.rmtree(path, ignore_errors=True)
+    _ok([base, "-m", "venv", path])
+    py = path / "bin" / "python"
+    _ok([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "numpy", "packaging"])
+    _ok([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--isolated", "--no-index",
+         "--find-links", wheels, "dsl-runtime"])
+    work = path / "smoke.py"  # @jit reads the function's source from its file
+    work.write_text(SMOKE)
+    env = {**os.environ, "DSL_CACHE_DIR": str(path / "cache")}
+    out = _ok([py, work], cwd="/", env=env)
+    assert f"SMOKE_OK {version} {path}" in out, out

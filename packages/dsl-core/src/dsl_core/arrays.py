@@ -7,7 +7,7 @@ like ``E`` (wrap it in ``Align`` for more); its SSA form is the elements' values
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._util import type_name
 from .capabilities import why_not
@@ -36,6 +36,11 @@ class Array:
         if found is None:
             found = _ARRAYS[(element, length)] = _make_array(element, length)
         return found
+
+    if TYPE_CHECKING:
+        def __set__(self, instance: object, value: Array | Sequence[Any], /) -> None:
+            """For type checkers only: a ``@struct`` field ``Array[E, N]`` is set from an
+            array or a sequence of ``N`` values."""
 
     def __init__(self, items: Sequence[Any]) -> None:
         cls = type(self)

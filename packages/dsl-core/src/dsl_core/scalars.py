@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import _ir, _numbers, dtypes
 from ._memory import check_address, read, write
@@ -43,6 +43,11 @@ class Numeric:
 
     def __init__(self, value: Any) -> None:
         self._v = self._coerce(value)
+
+    if TYPE_CHECKING:
+        def __set__(self, instance: object, value: Numeric | int | float, /) -> None:
+            """For type checkers only: a ``@struct`` field of a scalar type is set from a
+            scalar or a Python number (the dataclass constructor they synthesize takes it)."""
 
     # -- construction -------------------------------------------------------------------
     @classmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Hashable
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ._fields import MISSING, Field, class_namespace, read_fields
 from ._util import qualified_name
@@ -22,6 +22,16 @@ from .signatures import constant_signature
 from .struct_hooks import attach_protocols, mixins_for, struct_type_signature
 
 C = TypeVar("C", bound=type)
+
+if TYPE_CHECKING:  # typing_extensions: type checkers know it on every Python; no run-time need
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**kwargs: Any) -> Any:
+        """``typing.dataclass_transform`` where it exists (Python 3.11+), else a no-op."""
+        import typing
+
+        transform = getattr(typing, "dataclass_transform", None)
+        return transform(**kwargs) if transform is not None else (lambda f: f)
 
 
 class StructValue:
@@ -206,8 +216,13 @@ def _build(cls: type, fields: tuple[Field, ...]) -> type:
     return new
 
 
+@dataclass_transform(eq_default=True, frozen_default=True)
 def struct(cls: C) -> C:
-    """Class decorator: make ``cls`` a frozen struct DSL type (see the module docstring)."""
+    """Class decorator: make ``cls`` a frozen struct DSL type (see the module docstring).
+
+    Type checkers see a frozen dataclass (``typing.dataclass_transform``): the fields, in
+    order, are the constructor's parameters, and a field of a dsl-core scalar type also
+    takes a Python number."""
     fields = read_fields(cls, "struct", sys._getframe(1).f_locals)
     new = _build(cls, fields)
     new.__dsl_fields__ = fields  # type: ignore[attr-defined]

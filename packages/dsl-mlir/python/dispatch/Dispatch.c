@@ -34,6 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* CPython 3.10 has the half-float packer under its older private name. */
+#if PY_VERSION_HEX < 0x030B0000
+#define PyFloat_Pack2(x, p, le) _PyFloat_Pack2((x), (unsigned char *)(p), (le))
+#endif
+
 #define MAX_RANK 8
 #define MAX_ARGS 64
 #define MAX_SYMS 32
@@ -883,6 +888,23 @@ static int dispatcher_init(PyObject *self, PyObject *args, PyObject *kw) {
   return 0;
 }
 
+/* set |= iterable (the set API has no public update). */
+static int set_update(PyObject *set, PyObject *iterable) {
+  PyObject *it = PyObject_GetIter(iterable);
+  PyObject *item;
+  if (!it) return -1;
+  while ((item = PyIter_Next(it))) {
+    int rc = PySet_Add(set, item);
+    Py_DECREF(item);
+    if (rc < 0) {
+      Py_DECREF(it);
+      return -1;
+    }
+  }
+  Py_DECREF(it);
+  return PyErr_Occurred() ? -1 : 0;
+}
+
 static PyObject *dispatcher_set_kernel(PyObject *self, PyObject *kernel) {
   Dispatcher *d = (Dispatcher *)self;
   Py_XSETREF(d->kernel, kernel == Py_None ? NULL : Py_NewRef(kernel));
@@ -933,8 +955,25 @@ static PyGetSetDef dispatcher_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
+/* dir(): the dispatcher's own names and those it forwards to its impl (compile, timings...). */
+static PyObject *dispatcher_dir(PyObject *self, PyObject *unused) {
+  PyObject *own = PyObject_CallMethod((PyObject *)&PyBaseObject_Type, "__dir__", "O", self);
+  PyObject *names = own ? PySet_New(own) : NULL;
+  PyObject *forwarded = names ? PyObject_Dir(((Dispatcher *)self)->impl) : NULL;
+  PyObject *list = NULL;
+  if (forwarded && set_update(names, forwarded) == 0) {
+    list = PySequence_List(names);
+    if (list && PyList_Sort(list) < 0) Py_CLEAR(list);
+  }
+  Py_XDECREF(own);
+  Py_XDECREF(names);
+  Py_XDECREF(forwarded);
+  return list;
+}
+
 static PyMethodDef dispatcher_methods[] = {
     {"_set_kernel", dispatcher_set_kernel, METH_O, "install (or with None, remove) the fast kernel"},
+    {"__dir__", dispatcher_dir, METH_NOARGS, "the dispatcher's names and its impl's"},
     {NULL, NULL, 0, NULL}};
 
 static PyObject *dispatcher_descr_get(PyObject *self, PyObject *obj, PyObject *type) {

@@ -7,12 +7,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _active = threading.local()
 
+if TYPE_CHECKING:
+    class DslValue(Any):  # type: ignore[misc]
+        """What ``pl.add(...)``, ``pl.range(...)``... give, to a type checker: a value of
+        the DSL (a tensor, a scalar, a loop's iterator) that is accepted wherever a type is
+        expected (``return pl.add(x, y)`` from a function annotated ``-> pl.Tensor[...]``)
+        and whose attributes and operations are unchecked. The parser checks it."""
+else:
+    DslValue = object  # only named in annotations
+
 #: The interpreter's entry point: (builtin or Kernel, args, kwargs) -> result.
-Handler = Callable[[Any, tuple[object, ...], dict[str, object]], Any]
+Handler = Callable[[Any, tuple[object, ...], dict[str, object]], "DslValue"]
 
 
 def set_interpreter(handler: Handler | None) -> Handler | None:
@@ -36,8 +45,8 @@ class DslBuiltin:
         self.name = name
         self.doc = doc
 
-    def __call__(self, *args: object, **kwargs: object) -> Any:
-        handler = getattr(_active, "handler", None)
+    def __call__(self, *args: object, **kwargs: object) -> DslValue:
+        handler: Handler | None = getattr(_active, "handler", None)
         if handler is not None:
             return handler(self, args, kwargs)
         raise RuntimeError(
@@ -67,8 +76,8 @@ class KernelBuiltin(DslBuiltin):
 
     __slots__ = ()
 
-    def __call__(self, *args: object, **kwargs: object) -> Any:
-        handler = getattr(_active, "handler", None)
+    def __call__(self, *args: object, **kwargs: object) -> DslValue:
+        handler: Handler | None = getattr(_active, "handler", None)
         if handler is not None:
             return handler(self, args, kwargs)
         raise RuntimeError(
@@ -111,13 +120,13 @@ class ScalarBuiltin(DslBuiltin):
 
     __slots__ = ()
 
-    def __call__(self, *args: object, **kwargs: object) -> Any:
-        handler = getattr(_active, "handler", None)
+    def __call__(self, *args: object, **kwargs: object) -> DslValue:
+        handler: Handler | None = getattr(_active, "handler", None)
         if handler is not None:
             return handler(self, args, kwargs)
         if self.name == "ceil_div" and not kwargs and len(args) == 2 and all(
                 isinstance(a, int) and not isinstance(a, bool) for a in args):
             a, b = args
             assert isinstance(a, int) and isinstance(b, int)
-            return -(-a // b)
+            return -(-a // b)  # type: ignore[return-value]  # an int is a DSL value
         return super().__call__(*args, **kwargs)

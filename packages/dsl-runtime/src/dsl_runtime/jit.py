@@ -6,8 +6,9 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar, overload
+from typing import ParamSpec as _TypingParamSpec
 
 import numpy as np
 
@@ -24,6 +25,11 @@ from .params import ParamSpec, constexpr_value, params_of_signature, read_params
 
 log = logging.getLogger("dsl_runtime.jit")
 
+#: The parameters and the result of a jitted function, for type checkers
+#: (``JitFunction[P, R]``); nothing at run time depends on them.
+P = _TypingParamSpec("P")
+R = TypeVar("R")
+
 
 def _pl() -> Any:
     import dsl_parser.language as pl
@@ -31,7 +37,7 @@ def _pl() -> Any:
     return pl
 
 
-class JitFunction:
+class JitFunction(Generic[P, R]):
     """A Python DSL function compiled on first call per specialization.
 
     Parameters annotated with shaped tensors (static or ``pl.dynamic`` sizes)
@@ -39,7 +45,17 @@ class JitFunction:
     specialized on the argument's shape and ``dc.Constexpr[T]`` parameters on
     their value. ``f(*args)`` allocates results, ``f(*args, out=z)`` writes
     into ``z``.
+
+    To type checkers ``@jit`` returns a ``JitFunction[P, R]``: ``P`` the decorated
+    function's parameters and ``R`` its result, so ``f(x, y)`` is checked against the
+    function's signature; ``f(x, y, out=z)`` (results written into ``z``) returns ``R``
+    with its positional arguments unchecked. At run time the object is a
+    ``dsl_mlir.dispatch.Dispatcher`` that exposes this class's attributes.
     """
+
+    #: The decorated Python function (absent for ``@pl.function``/``@pl.program`` entries
+    #: parsed from text); ``inspect.signature`` follows it.
+    __wrapped__: Callable[P, R]
 
     def __init__(self, fn: Any, options: CompileOptions | None = None, entry: str | None = None,
                  cache: bool = True) -> None:
@@ -69,7 +85,15 @@ class JitFunction:
         return self._name
 
     # -- the call path -------------------------------------------------------
+    @overload
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
+
+    @overload
+    def __call__(self, *args: Any, out: Any, **kwargs: Any) -> R: ...
+
     def __call__(self, *args: Any, out: Any = None, **kwargs: Any) -> Any:
+        """Run the compiled specialization for these arguments (compiling it first if
+        needed); results are new arrays, or written into ``out=`` (an array or a tuple)."""
         single = self._single
         if single is not None and not kwargs:
             try:
@@ -329,6 +353,7 @@ class JitFunction:
         return self.specialization(self._bind(args, kwargs))
 
     def cache_info(self) -> dict[str, int]:
+        """How many specializations are compiled (``{"specializations": n}``)."""
         return {"specializations": len(self._cache)}
 
 
@@ -421,10 +446,25 @@ def _kernel_binaries(compiled: CompiledFunction) -> dict[str, bytes]:
     return {"kernels.ptx": compiled.ptx().encode()}
 
 
-def implementation(obj: Any) -> JitFunction | None:
+def implementation(obj: Any) -> JitFunction[..., Any] | None:
     """The JitFunction behind a @jit object (or the object itself), else None."""
     impl = getattr(obj, "impl", obj) if type(obj).__name__ == "Dispatcher" else obj
     return impl if isinstance(impl, JitFunction) else None
+
+
+@overload
+def jit(fn: object, *, entry: str, options: CompileOptions | None = None, cache: bool = True,
+        **option_fields: Any) -> JitFunction[..., Any]: ...
+
+
+@overload
+def jit(fn: Callable[P, R], *, options: CompileOptions | None = None, cache: bool = True,
+        **option_fields: Any) -> JitFunction[P, R]: ...
+
+
+@overload
+def jit(fn: None = None, *, options: CompileOptions | None = None, cache: bool = True,
+        **option_fields: Any) -> Callable[[Callable[P, R]], JitFunction[P, R]]: ...
 
 
 def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | None = None,
@@ -443,7 +483,11 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | N
     Returns a ``dsl_mlir.dispatch.Dispatcher``: a C callable that sends
     ``f(*args, out=...)`` straight to the compiled kernel once there is a single
     specialization, and everything else to the JitFunction (whose attributes,
-    ``compile``, ``timings``, ``cache_info``..., it exposes).
+    ``compile``, ``timings``, ``cache_info``..., it exposes). It carries the function's
+    ``__name__``, ``__qualname__``, ``__doc__``, ``__module__`` and ``__wrapped__``, so
+    ``inspect.signature`` and ``help`` show the Python function's. Type checkers see a
+    ``JitFunction[P, R]`` with the decorated function's parameters ``P`` and result ``R``
+    (``jit(program, entry=...)``: ``JitFunction[..., Any]``).
     """
     interpret = knobs.read().interpret
     if option_fields.get("backend") == "interpret":
@@ -461,16 +505,38 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | N
             return f
         from dsl_mlir.dispatch import Dispatcher
 
-        impl = JitFunction(f, options, entry, cache=cache)
+        impl: JitFunction[..., Any] = JitFunction(f, options, entry, cache=cache)
         dispatcher = Dispatcher(impl)
         if impl._parsed is None:
             functools.update_wrapper(dispatcher, f)
         else:
+            _describe_entry(dispatcher, f, entry)
             dispatcher.__name__ = dispatcher.__qualname__ = impl.name
         impl._on_single = dispatcher._set_kernel
         return dispatcher
 
     return wrap if fn is None else wrap(fn)
+
+
+def _describe_entry(dispatcher: Any, target: Any, entry: str | None) -> None:
+    """Name, doc, module and signature of a ``@pl.function``/``@pl.program`` entry's
+    Python source on its dispatcher (for ``help``, ``inspect.signature``, IDEs)."""
+    python = getattr(target, "python", None)
+    if entry is not None and isinstance(python, type):  # a program's method: no ``self``
+        method = getattr(python, entry, None)
+        if not callable(method):
+            return
+        dispatcher.__doc__ = getattr(method, "__doc__", None)
+        dispatcher.__module__ = getattr(method, "__module__", dispatcher.__module__)
+        import inspect  # only here: keeps it off the import path of dsl_runtime
+
+        try:
+            sig = inspect.signature(method)
+        except (TypeError, ValueError):
+            return
+        dispatcher.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])
+    elif callable(python):
+        functools.update_wrapper(dispatcher, python)
 
 
 def compile(fn: Any, *example_args: Any, **kwargs: Any) -> CompiledFunction:

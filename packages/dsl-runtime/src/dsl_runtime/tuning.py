@@ -69,7 +69,7 @@ class Autotuner:
         tuned = set(self.configs[0])
         self.params = [s.name for s in impl.specs if s.name not in tuned]
         #: key -> the chosen config; key -> [(config, ms or None)] of the tunings run here
-        self.choices: dict[Hashable, dict[str, Any]] = {}
+        self.choices: dict[Any, dict[str, Any]] = {}  # key: ((parameter, its signature), ...)
         self.timings: dict[Hashable, list[tuple[dict[str, Any], float | None]]] = {}
         self.__name__ = impl.name
         self.__doc__ = getattr(impl._fn, "__doc__", None)

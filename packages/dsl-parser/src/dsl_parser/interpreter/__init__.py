@@ -41,7 +41,10 @@ class Interpreted:
     def __init__(self, target: Any, entry: str | None = None) -> None:
         self.fn, self.program = _resolve(target, entry)
         self.__name__ = self.fn.__name__
+        self.__qualname__ = getattr(self.fn, "__qualname__", self.fn.__name__)
         self.__doc__ = self.fn.__doc__
+        if self.program is None:  # inspect.signature and help show the function's
+            self.__wrapped__ = self.fn
 
     def __call__(self, *args: Any, out: Any = None, **kwargs: Any) -> Any:
         self_ = ProgramSelf(self.program) if self.program is not None else None

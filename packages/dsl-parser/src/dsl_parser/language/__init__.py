@@ -12,7 +12,7 @@ intrinsics ``pl.block_id``/``pl.thread_id``/``pl.block_dim``/``pl.grid_dim`` and
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..function import Function as Function
 from ..function import Param as Param
@@ -122,11 +122,13 @@ atomic_cas = _AtomicBuiltin("atomic_cas", "pl.atomic_cas(x, i, expected, v): x[i
 globals().update({_name: _OpBuiltin(_name, _rule.doc) for _name, _rule in _OPS.items()})
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _OpBuiltin:
+    """``pl.<op>``: the marker of an op of the table (the parser's entry points, imported
+    on first use, come here too; type checkers see them declared above)."""
     if name in _ENTRY:
         value = getattr(importlib.import_module("dsl_parser.parser.entry"), name)
         globals()[name] = value
-        return value
+        return value  # type: ignore[no-any-return]
     if name in _OPS:  # an op registered after import (dsl_parser.ops.register)
         return _OpBuiltin(name, _OPS[name].doc)
     raise AttributeError(f"module 'dsl_parser.language' has no operation or attribute {name!r}")
