@@ -99,7 +99,7 @@ def block_scan_k(x: pl.Tensor[[N], pl.INT32], out: pl.Tensor[[N], pl.INT32],
     t = pl.shared([2, BLOCK], pl.INT32)
     i = pl.thread_id(0)
     g = pl.block_id(0) * BLOCK + i
-    v: pl.INT32 = 0
+    v: pl.Scalar[pl.INT32] = 0
     if g < x.shape[0]:
         v = x[g]
     t[0, i] = v

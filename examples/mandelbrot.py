@@ -25,7 +25,7 @@ def mandelbrot_k(cr: pl.Tensor[[N], pl.FP32], ci: pl.Tensor[[N], pl.FP32],
         return
     x = 0.0
     y = 0.0
-    n: pl.INT32 = 0
+    n: pl.Scalar[pl.INT32] = 0
     while n < max_iter:
         if x * x + y * y > 4.0:
             break

@@ -61,6 +61,12 @@ def vadd(x: pl.Tensor[[N], pl.FP32], y: pl.Tensor[[N], pl.FP32], z: pl.Tensor[[N
     vadd_k(x, y, z, x.shape[0]).launch(grid=(pl.ceil_div(x.shape[0], 64),), block=(64,))
 
 
+@jit
+def tiled(x: pl.Tensor[[N], pl.FP32], z: pl.Tensor[[N], pl.FP32], BLOCK: dc.Constexpr[int]) -> None:
+    vadd_k(x, x, z, x.shape[0]).launch(grid=(pl.ceil_div(x.shape[0], BLOCK),),
+                                        block=(BLOCK // 2 * 2,))
+
+
 @dc.struct
 class Pair:
     re: dc.Float32
@@ -73,6 +79,7 @@ def main() -> None:
     scale_add(x, x, out=z)
     total: float = float(z.sum()) + float(axpy(2.0, x, x).max())
     vadd(x, x, z)
+    tiled(x, z, 64)
     print(total, scale_add.timings, scale_add.cache_info(), scale_add.compile(x, x).abi,
           scale_add.__wrapped__.__name__, Pair(1.0, 2.0).re)
 '''
@@ -84,6 +91,7 @@ def wrong() -> None:
     scale_add("not a tensor", x)
     scale_add(x)
     Pair(1.0)
+    tiled(x, x, "64")
 '''
 
 
@@ -118,8 +126,9 @@ def test_mypy_reports_wrong_calls_of_a_jitted_function(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     lines = {int(e.split(":")[1]) for e in errors}
     wrong = BAD.splitlines().index("def wrong() -> None:") + 1  # 1-based line of the def
-    assert {wrong + 2, wrong + 3, wrong + 4} <= lines, proc.stdout  # str, arity, struct
-    assert len(lines) == 3, proc.stdout  # and nothing in the good part
+    # a str for a tensor, a missing argument, a missing struct field, a str for a Constexpr[int]
+    assert {wrong + 2, wrong + 3, wrong + 4, wrong + 5} <= lines, proc.stdout
+    assert len(lines) == 4, proc.stdout  # and nothing in the good part
 
 
 def _pyright() -> list[str] | None:
@@ -140,7 +149,7 @@ def test_pyright_checks_dsl_code_and_reports_wrong_calls(tmp_path: Path) -> None
     errors = [line for line in proc.stdout.splitlines() if " - error:" in line]
     lines = {int(e.split(":")[1]) for e in errors}
     wrong = BAD.splitlines().index("def wrong() -> None:") + 1
-    assert {wrong + 2, wrong + 3, wrong + 4} <= lines, proc.stdout
+    assert {wrong + 2, wrong + 3, wrong + 4, wrong + 5} <= lines, proc.stdout
     assert all(line > wrong for line in lines), proc.stdout  # the good part is clean
 
 

@@ -7,6 +7,8 @@ the IR hooks import ``dsl_mlir`` lazily, only when called.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .abi import NativeSlot as NativeSlot
 from .abi import abi_slots as abi_slots
 from .abi import compile_fill as compile_fill
@@ -15,7 +17,6 @@ from .align import Align as Align
 from .arrays import Array as Array
 from .capabilities import capabilities as capabilities
 from .capabilities import supports as supports
-from .constexpr import Constexpr as Constexpr
 from .dispatch import c_abi_spec as c_abi_spec
 from .dispatch import cache_signature as cache_signature
 from .dispatch import construct_from_ir_values as construct_from_ir_values
@@ -28,6 +29,17 @@ from .dispatch import peek_from_ptr as peek_from_ptr
 from .dispatch import poke_into_ptr as poke_into_ptr
 from .layout import FieldLayout as FieldLayout
 from .layout import Layout as Layout
+
+if TYPE_CHECKING:
+    # ``dc.Constexpr[int]`` to a type checker is ``int``: the parameter takes a plain value
+    # and the body uses it as one (``range(BLOCK)``, ``BLOCK // 2``). At run time it is the
+    # class of dsl_core.constexpr (a compile-time constant that is part of the cache key).
+    from typing import Annotated, TypeAlias, TypeVar
+
+    _ConstexprT = TypeVar("_ConstexprT")
+    Constexpr: TypeAlias = Annotated[_ConstexprT, "dsl_core.Constexpr"]
+else:
+    from .constexpr import Constexpr as Constexpr
 from .layout import layout_of as layout_of
 from .layout import offset_of as offset_of
 from .pointers import Pointer as Pointer

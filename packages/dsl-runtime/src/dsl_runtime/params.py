@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import dsl_core as dc
 from dsl_core import dtypes
+from dsl_core.constexpr import Constexpr
 
 Kind = Literal["tensor", "scalar", "constexpr", "struct", "stream", "protocol"]
 
@@ -31,7 +32,7 @@ class ParamSpec:
 
 
 def _kind(name: str, annotation: Any, where: str) -> Kind:
-    if isinstance(annotation, type) and issubclass(annotation, dc.Constexpr):
+    if isinstance(annotation, type) and issubclass(annotation, Constexpr):
         return "constexpr"
     composite = getattr(annotation, "__dsl_kind__", None) if isinstance(annotation, type) else None
     if composite == "struct":

@@ -20,9 +20,10 @@ def protocol_type(annotation: Any) -> type | None:
     """The DslType of a protocol parameter annotated ``annotation``, else None (streams
     and Constexpr parameters are not protocol parameters, as in ``@jit``)."""
     import dsl_core as dc
+    from dsl_core.constexpr import Constexpr
 
     if annotation is dc.Stream or (isinstance(annotation, type)
-                                   and issubclass(annotation, dc.Constexpr)):
+                                   and issubclass(annotation, Constexpr)):
         return None
     return dc.JitArgumentRegistry.parameter_type(annotation)
 
