@@ -58,7 +58,8 @@ def _run(cmd: list[str | Path], **kw: object) -> None:
     subprocess.run([str(c) for c in cmd], check=True, **kw)  # type: ignore[call-overload]
 
 
-def _pins(*names: str) -> list[str]:
+def pins(*names: str) -> list[str]:
+    """``name==version`` of each of ``names`` as ci/requirements-dev.txt pins it."""
     pins = {}
     for line in (REPO / "ci" / "requirements-dev.txt").read_text().splitlines():
         if "==" in line and not line.startswith("#"):
@@ -78,7 +79,7 @@ def _build_env(version: str) -> Path:
     env = PYENVS / f"cp{version.replace('.', '')}"
     py = env / "bin" / "python"
     stamp = env / ".tools"
-    wanted = " ".join(_pins(*BUILD_TOOLS))
+    wanted = " ".join(pins(*BUILD_TOOLS))
     if not py.exists() or not stamp.exists() or stamp.read_text() != wanted:
         shutil.rmtree(env, ignore_errors=True)
         _run([base, "-m", "venv", env])

@@ -46,12 +46,17 @@ def _ok(cmd: list[str | Path], **kw: object) -> str:
     return proc.stdout
 
 
-def _pins(*names: str) -> list[str]:
-    pins = {}
-    for line in (REPO / "ci" / "requirements-dev.txt").read_text().splitlines():
-        if "==" in line and not line.startswith("#"):
-            pins[line.split("==")[0].strip().lower()] = line.strip()
-    return [pins.get(n, n) for n in names]
+def _native_wheels_module() -> Any:
+    """ci/native_wheels.py, which builds the dsl-mlir wheels and finds the interpreters."""
+    spec = importlib.util.spec_from_file_location("native_wheels", REPO / "ci" / "native_wheels.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: ci/native_wheels.py: the pins of ci/requirements-dev.txt and the interpreters.
+NATIVE = _native_wheels_module()
 
 
 def _wheel(source: Path, out: Path, *extra: str) -> None:
@@ -81,14 +86,17 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _venv(name: str, wheels: Path, ours: list[str], index: list[str]) -> Path:
-    """A fresh venv with ``index`` from the package index and ``ours`` from ``wheels`` only."""
+def _venv(name: str, wheels: Path, ours: list[str], index: list[str],
+          base: Path = Path(sys.executable), pinned: bool = True) -> Path:
+    """A fresh venv of ``base`` with ``index`` from the package index (at our pins, unless
+    ``pinned`` is false: another Python may need other releases) and ``ours`` from
+    ``wheels`` only."""
     path = WORK / f"layer-{name}"
     shutil.rmtree(path, ignore_errors=True)
-    _ok([sys.executable, "-m", "venv", path])
+    _ok([base, "-m", "venv", path])
     py = path / "bin" / "python"
     if index:
-        _ok([py, "-m", "pip", "install", "-q", *_pins(*index)])
+        _ok([py, "-m", "pip", "install", "-q", *(NATIVE.pins(*index) if pinned else index)])
     _ok([py, "-m", "pip", "install", "-q", "--isolated", "--no-index", "--find-links", wheels, *ours])
     return py
 
@@ -268,15 +276,6 @@ def test_all_layers_and_an_extension_from_wheels_only(wheels: Path) -> None:
         assert needle in doctor, doctor
 
 
-def _native_wheels_module() -> Any:
-    """ci/native_wheels.py, which builds the dsl-mlir wheels and finds the interpreters."""
-    spec = importlib.util.spec_from_file_location("native_wheels", REPO / "ci" / "native_wheels.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _classified(pyproject: Path) -> list[str]:
     """The CPython versions a package's classifiers name ("3.10", ...)."""
     prefix = "Programming Language :: Python :: "
@@ -348,19 +347,15 @@ SMOKE = textwrap.dedent("""
 
 @pytest.mark.parametrize("version", PYTHONS)
 def test_a_fresh_venv_of_each_python_parses_lowers_jits_and_calls(wheels: Path, version: str) -> None:
-    base = _native_wheels_module().find_python(version)
+    base = NATIVE.find_python(version)
     if base is None:
         message = f"no CPython {version} here (python{version} on PATH or under pyenv)"
         if os.environ.get("DSL_WHEEL_DIR"):
             pytest.fail(message)  # make wheels built this version, so the interpreter exists
         pytest.skip(message)
-    path = WORK / f"python-{version}"
-    shutil.rmtree(path, ignore_errors=True)
-    _ok([base, "-m", "venv", path])
-    py = path / "bin" / "python"
-    _ok([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "numpy", "packaging"])
-    _ok([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--isolated", "--no-index",
-         "--find-links", wheels, "dsl-runtime"])
+    # numpy's pin (2.4) has no wheels for 3.10: each Python takes its newest numpy
+    py = _venv(f"python-{version}", wheels, ["dsl-runtime"], ["numpy", "packaging"], base, pinned=False)
+    path = py.parents[1]
     work = path / "smoke.py"  # @jit reads the function's source from its file
     work.write_text(SMOKE)
     env = {**os.environ, "DSL_CACHE_DIR": str(path / "cache")}

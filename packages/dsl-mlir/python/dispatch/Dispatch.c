@@ -888,23 +888,6 @@ static int dispatcher_init(PyObject *self, PyObject *args, PyObject *kw) {
   return 0;
 }
 
-/* set |= iterable (the set API has no public update). */
-static int set_update(PyObject *set, PyObject *iterable) {
-  PyObject *it = PyObject_GetIter(iterable);
-  PyObject *item;
-  if (!it) return -1;
-  while ((item = PyIter_Next(it))) {
-    int rc = PySet_Add(set, item);
-    Py_DECREF(item);
-    if (rc < 0) {
-      Py_DECREF(it);
-      return -1;
-    }
-  }
-  Py_DECREF(it);
-  return PyErr_Occurred() ? -1 : 0;
-}
-
 static PyObject *dispatcher_set_kernel(PyObject *self, PyObject *kernel) {
   Dispatcher *d = (Dispatcher *)self;
   Py_XSETREF(d->kernel, kernel == Py_None ? NULL : Py_NewRef(kernel));
@@ -960,11 +943,10 @@ static PyObject *dispatcher_dir(PyObject *self, PyObject *unused) {
   PyObject *own = PyObject_CallMethod((PyObject *)&PyBaseObject_Type, "__dir__", "O", self);
   PyObject *names = own ? PySet_New(own) : NULL;
   PyObject *forwarded = names ? PyObject_Dir(((Dispatcher *)self)->impl) : NULL;
-  PyObject *list = NULL;
-  if (forwarded && set_update(names, forwarded) == 0) {
-    list = PySequence_List(names);
-    if (list && PyList_Sort(list) < 0) Py_CLEAR(list);
-  }
+  PyObject *updated = forwarded ? PyObject_CallMethod(names, "update", "O", forwarded) : NULL;
+  PyObject *list = updated ? PySequence_List(names) : NULL;
+  if (list && PyList_Sort(list) < 0) Py_CLEAR(list);
+  Py_XDECREF(updated);
   Py_XDECREF(own);
   Py_XDECREF(names);
   Py_XDECREF(forwarded);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import threading
 import time
@@ -528,8 +529,6 @@ def _describe_entry(dispatcher: Any, target: Any, entry: str | None) -> None:
             return
         dispatcher.__doc__ = getattr(method, "__doc__", None)
         dispatcher.__module__ = getattr(method, "__module__", dispatcher.__module__)
-        import inspect  # only here: keeps it off the import path of dsl_runtime
-
         try:
             sig = inspect.signature(method)
         except (TypeError, ValueError):
