@@ -5,6 +5,10 @@ accumulator; here scores are q @ k_block^T (64x64) cast to f32 before the
 accumulation, so that the program type-checks. Checked against numpy.
 """
 
+# The loop result `final` is bound by pl.yield_ inside pl.range (strict SSA: it cannot be
+# bound before the loop); pyright calls it "possibly unbound" (docs/runtime.md).
+# pyright: reportPossiblyUnboundVariable=false
+
 from __future__ import annotations
 
 import numpy as np

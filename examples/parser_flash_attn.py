@@ -9,6 +9,10 @@ prints back to Python and round-trips exactly.
     python examples/parser_flash_attn.py
 """
 
+# The loop result `final` is bound by pl.yield_ inside pl.range (strict SSA: it cannot be
+# bound before the loop); pyright calls it "possibly unbound" (docs/runtime.md).
+# pyright: reportPossiblyUnboundVariable=false
+
 from __future__ import annotations
 
 import dsl_parser

@@ -122,6 +122,11 @@ def test_every_wheel_is_typed(wheels: Path) -> None:
     for name in ("dsl_core", "dsl_mlir", "dsl_parser", "dsl_runtime"):
         for wheel in _all(wheels, name):
             assert f"{name}/py.typed" in zipfile.ZipFile(wheel).namelist(), wheel.name
+    stubs = "dsl_mlir/_mlir/_mlir_libs/_mlir/"  # the MLIR bindings' stubs (nanobind stubgen)
+    for wheel in _all(wheels, "dsl_mlir"):
+        names = set(zipfile.ZipFile(wheel).namelist())
+        for stub in ("__init__.pyi", "ir.pyi", "passmanager.pyi", "rewrite.pyi"):
+            assert stubs + stub in names, (wheel.name, stub)
 
 
 #: The licence each wheel declares (SPDX, PEP 639) and the licence files it carries.

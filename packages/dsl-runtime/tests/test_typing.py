@@ -132,10 +132,10 @@ def test_mypy_reports_wrong_calls_of_a_jitted_function(tmp_path: Path) -> None:
 
 
 def _pyright() -> list[str] | None:
-    exe = shutil.which("pyright")
-    if exe is not None:
-        return [exe]
-    return None
+    """pyright of this interpreter's environment (ci/requirements-dev.txt), else on PATH."""
+    beside = Path(sys.executable).parent / "pyright"
+    exe = str(beside) if beside.exists() else shutil.which("pyright")
+    return None if exe is None else [exe]
 
 
 @pytest.mark.slow
@@ -151,6 +151,28 @@ def test_pyright_checks_dsl_code_and_reports_wrong_calls(tmp_path: Path) -> None
     wrong = BAD.splitlines().index("def wrong() -> None:") + 1
     assert {wrong + 2, wrong + 3, wrong + 4, wrong + 5} <= lines, proc.stdout
     assert all(line > wrong for line in lines), proc.stdout  # the good part is clean
+
+
+@pytest.mark.slow
+def test_pyright_finds_no_error_in_the_examples() -> None:
+    """Every example (incl. the downstream extension's lowering on dsl_mlir.ir's stubs)."""
+    command = _pyright()
+    if command is None:
+        pytest.skip("pyright is not installed (pip install pyright; it needs node and npm)")
+    examples = Path(__file__).resolve().parents[3] / "examples"
+    proc = subprocess.run([*command, "--pythonpath", sys.executable, str(examples)],
+                          capture_output=True, text=True, cwd=examples, timeout=600)
+    assert "0 errors" in proc.stdout and proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_mlir_bindings_ship_type_stubs() -> None:
+    import dsl_mlir.ir
+
+    stubs = Path(dsl_mlir.ir.__file__).parent / "_mlir_libs" / "_mlir"
+    text = (stubs / "ir.pyi").read_text()
+    for cls in ("Context as Context", "class Module", "class RankedTensorType", "class InsertionPoint"):
+        assert cls in text
+    assert "class PassManager" in (stubs / "passmanager.pyi").read_text()
 
 
 # -- what help(), inspect and dir() see of a jitted function ---------------------------------

@@ -13,7 +13,6 @@ from .abi import NativeSlot as NativeSlot
 from .abi import abi_slots as abi_slots
 from .abi import compile_fill as compile_fill
 from .abi import scalar_slot as scalar_slot
-from .align import Align as Align
 from .arrays import Array as Array
 from .capabilities import capabilities as capabilities
 from .capabilities import supports as supports
@@ -36,9 +35,13 @@ if TYPE_CHECKING:
     # class of dsl_core.constexpr (a compile-time constant that is part of the cache key).
     from typing import Annotated, TypeAlias, TypeVar
 
+    # Likewise ``dc.Align[T, A]`` is ``T`` (``Annotated[T, A]``): a field takes a T.
+    from typing import Annotated as Align
+
     _ConstexprT = TypeVar("_ConstexprT")
     Constexpr: TypeAlias = Annotated[_ConstexprT, "dsl_core.Constexpr"]
 else:
+    from .align import Align as Align
     from .constexpr import Constexpr as Constexpr
 from .layout import layout_of as layout_of
 from .layout import offset_of as offset_of
