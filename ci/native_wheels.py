@@ -32,7 +32,7 @@ VENV = REPO / ".venv"
 PACKAGE = REPO / "packages" / "dsl-mlir"
 BUILD_DIR = PACKAGE / "build" / "dsl-mlir"  # the directory of `make setup`
 PYENVS = REPO / "build" / "pyenvs"
-BUILD_TOOLS = ("scikit-build-core", "nanobind")
+BUILD_TOOLS = ("scikit-build-core", "nanobind", "typing_extensions")  # the last: stubgen on 3.10
 
 
 def find_python(version: str) -> Path | None:
