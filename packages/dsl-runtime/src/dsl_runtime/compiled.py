@@ -215,14 +215,14 @@ def ptx_of_lowered(lowered: str) -> str:
     import dsl_mlir
     from dsl_mlir import gpu
 
-    with dsl_mlir.context() as ctx:
+    with dsl_mlir.context(multithreading="auto") as ctx:
         return "\n".join(gpu.ptx_of(dsl_mlir.parse_module(lowered, ctx)).values())
 
 
 def _assembly(lowered: str, opt_level: int, llvm_passes: str | None) -> str:
     import dsl_mlir
 
-    with dsl_mlir.context() as ctx:
+    with dsl_mlir.context(multithreading="auto") as ctx:
         return dsl_mlir.to_assembly(dsl_mlir.parse_module(lowered, ctx), opt_level,
                                     llvm_passes=llvm_passes)
 
@@ -230,5 +230,5 @@ def _assembly(lowered: str, opt_level: int, llvm_passes: str | None) -> str:
 def _translate(lowered: str) -> str:
     import dsl_mlir
 
-    with dsl_mlir.context() as ctx:
+    with dsl_mlir.context(multithreading="auto") as ctx:
         return dsl_mlir.to_llvm_ir(dsl_mlir.parse_module(lowered, ctx))

@@ -192,7 +192,7 @@ def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
 
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    ctx = dsl_mlir.context()
+    ctx = dsl_mlir.context(multithreading="auto")
     module = dsl_mlir.parse_module(lowered_text, ctx)
     if options.gpu:
         _require_gpu()

@@ -268,7 +268,7 @@ class JitFunction(Generic[P, R]):
         if self._parsed is not None:  # a @pl.function / @pl.program entry: already parsed
             parsed, ctx = self._parsed, self._parsed.module.context
         else:
-            ctx = dsl_mlir.context()
+            ctx = dsl_mlir.context(multithreading="auto")
             t = time.perf_counter()
             parsed = parse(self._fn, overrides, self.options, ctx)
             timings["parse"] = time.perf_counter() - t
@@ -341,7 +341,7 @@ class JitFunction(Generic[P, R]):
         if parsed is None:
             import dsl_mlir
 
-            parsed = parse(self._fn, overrides, options, dsl_mlir.context())
+            parsed = parse(self._fn, overrides, options, dsl_mlir.context(multithreading="auto"))
         return str(lower_only(parsed, options))
 
     def ptx(self, *args: Any, **kwargs: Any) -> str:
