@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -35,7 +36,7 @@ def _recording(ctx: ir.Context) -> list[bool]:
         calls.append(enable)
         native(enable)
 
-    ctx.enable_multithreading = record  # type: ignore[method-assign]
+    ctx.enable_multithreading = record
     return calls
 
 
@@ -91,8 +92,8 @@ def test_a_failed_lowering_gives_the_setting_back() -> None:
 
 @pytest.mark.parametrize("setting", [True, False, "auto"])
 def test_dump_dir_runs_on_one_thread_and_gives_the_setting_back(
-        setting: bool | str, tmp_path: Path) -> None:
-    with dsl_mlir.context(multithreading=setting) as ctx, ir.Location.unknown():  # type: ignore[arg-type]
+        setting: bool | Literal["auto"], tmp_path: Path) -> None:
+    with dsl_mlir.context(multithreading=setting) as ctx, ir.Location.unknown():
         module = dsl_mlir.parse_module(_module_text(1))
         calls = _recording(ctx)
         dsl_mlir.lower(module, dump_dir=tmp_path)
@@ -102,8 +103,9 @@ def test_dump_dir_runs_on_one_thread_and_gives_the_setting_back(
 
 def test_one_thread_and_the_pool_lower_to_the_same_module() -> None:
     texts = []
-    for setting in (True, "auto", False):
-        with dsl_mlir.context(multithreading=setting) as ctx, ir.Location.unknown():  # type: ignore[arg-type]
+    settings: tuple[bool | Literal["auto"], ...] = (True, "auto", False)
+    for setting in settings:
+        with dsl_mlir.context(multithreading=setting) as ctx, ir.Location.unknown():
             module = dsl_mlir.parse_module(_module_text(THREADED_LOWERING_MIN_OPS + 1), ctx)
             texts.append(str(dsl_mlir.lower(module)))
     assert texts[0] == texts[1] == texts[2]

@@ -92,7 +92,7 @@ _CONTEXTS: weakref.WeakSet[ir.Context] = weakref.WeakSet()
 #: The ``multithreading`` setting of the contexts context() made whose setting is not
 #: MLIR's default (on): "auto" ones are single-threaded, except while ``lower`` runs a
 #: module of at least ``THREADED_LOWERING_MIN_OPS`` top-level operations.
-_THREADING: weakref.WeakKeyDictionary[ir.Context, bool | str] = weakref.WeakKeyDictionary()
+_THREADING: weakref.WeakKeyDictionary[ir.Context, Literal[False, "auto"]] = weakref.WeakKeyDictionary()
 
 #: The size (top-level operations, mostly functions) from which a "auto" context lowers
 #: on its threads. Below it handing each function's passes to a thread pool costs more

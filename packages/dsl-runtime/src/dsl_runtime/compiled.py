@@ -210,19 +210,28 @@ def abandon_engines() -> int:
     return count
 
 
+def mlir_context() -> Any:
+    """A new MLIR context for the runtime's work: single-threaded unless the module it
+    lowers is large (``dsl_mlir.context(multithreading="auto")``; small kernels lower
+    faster without the thread pool)."""
+    import dsl_mlir
+
+    return dsl_mlir.context(multithreading="auto")
+
+
 def ptx_of_lowered(lowered: str) -> str:
     """The PTX embedded in lowered IR of the NVPTX backend (ValueError without kernels)."""
     import dsl_mlir
     from dsl_mlir import gpu
 
-    with dsl_mlir.context(multithreading="auto") as ctx:
+    with mlir_context() as ctx:
         return "\n".join(gpu.ptx_of(dsl_mlir.parse_module(lowered, ctx)).values())
 
 
 def _assembly(lowered: str, opt_level: int, llvm_passes: str | None) -> str:
     import dsl_mlir
 
-    with dsl_mlir.context(multithreading="auto") as ctx:
+    with mlir_context() as ctx:
         return dsl_mlir.to_assembly(dsl_mlir.parse_module(lowered, ctx), opt_level,
                                     llvm_passes=llvm_passes)
 
@@ -230,5 +239,5 @@ def _assembly(lowered: str, opt_level: int, llvm_passes: str | None) -> str:
 def _translate(lowered: str) -> str:
     import dsl_mlir
 
-    with dsl_mlir.context(multithreading="auto") as ctx:
+    with mlir_context() as ctx:
         return dsl_mlir.to_llvm_ir(dsl_mlir.parse_module(lowered, ctx))

@@ -8,7 +8,7 @@ from typing import Any
 
 from . import knobs
 from .abi import KernelABI, build_abi, check_dispatcher, packed_plan
-from .compiled import Artifacts, CompiledFunction, abandon_at_exit
+from .compiled import Artifacts, CompiledFunction, abandon_at_exit, mlir_context
 from .errors import CompileError, from_mlir
 from .options import CompileOptions
 from .params import ParamSpec
@@ -192,7 +192,7 @@ def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
 
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    ctx = dsl_mlir.context(multithreading="auto")
+    ctx = mlir_context()
     module = dsl_mlir.parse_module(lowered_text, ctx)
     if options.gpu:
         _require_gpu()

@@ -17,7 +17,7 @@ from . import cache, keys, knobs
 from .abi import abi_mismatch
 from .arguments import SlotPlan, adapt, is_plain, signature_of
 from .binder import expander, fast_call, stream_handle
-from .compiled import CompiledFunction, ptx_of_lowered
+from .compiled import CompiledFunction, mlir_context, ptx_of_lowered
 from .compiler import compile_parsed, load_lowered, load_shared, lower_only, parse
 from .errors import CompileError
 from .fingerprint import Unhashable
@@ -262,13 +262,11 @@ class JitFunction(Generic[P, R]):
                 return compiled
             log.info("disk cache miss for %s%s (key %s)", self.name, _describe_key(key),
                      disk_key[:12])
-        import dsl_mlir
-
         timings: dict[str, float] = {}
         if self._parsed is not None:  # a @pl.function / @pl.program entry: already parsed
             parsed, ctx = self._parsed, self._parsed.module.context
         else:
-            ctx = dsl_mlir.context(multithreading="auto")
+            ctx = mlir_context()
             t = time.perf_counter()
             parsed = parse(self._fn, overrides, self.options, ctx)
             timings["parse"] = time.perf_counter() - t
@@ -339,9 +337,7 @@ class JitFunction(Generic[P, R]):
         options = self.options if backend is None else self.options.updated(backend=backend)
         parsed = self._parsed
         if parsed is None:
-            import dsl_mlir
-
-            parsed = parse(self._fn, overrides, options, dsl_mlir.context(multithreading="auto"))
+            parsed = parse(self._fn, overrides, options, mlir_context())
         return str(lower_only(parsed, options))
 
     def ptx(self, *args: Any, **kwargs: Any) -> str:
