@@ -5,6 +5,7 @@ thread)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -46,6 +47,13 @@ def test_a_context_has_the_threads_it_was_made_with() -> None:
     assert dsl_mlir.context(multithreading=True).get_num_threads() == cpus
     assert dsl_mlir.context(multithreading=False).get_num_threads() == 1
     assert dsl_mlir.context(multithreading="auto").get_num_threads() == 1
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None, "AUTO"])
+def test_an_unknown_setting_is_refused_by_name(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"multithreading must be True, False or 'auto', not "
+                       + re.escape(repr(bad))):
+        dsl_mlir.context(multithreading=bad)  # type: ignore[arg-type]
 
 
 def test_auto_lowers_a_small_module_on_one_thread() -> None:

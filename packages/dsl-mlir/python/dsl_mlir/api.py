@@ -107,8 +107,12 @@ def context(multithreading: bool | Literal["auto"] = True) -> ir.Context:
     ``multithreading``: run passes over functions on the context's thread pool (MLIR's
     default); ``False``: on the calling thread; ``"auto"``: on the calling thread, except
     while ``lower`` runs a module with many functions (``THREADED_LOWERING_MIN_OPS``),
-    the runtime's choice: small kernels lower faster without the pool.
+    the runtime's choice: small kernels lower faster without the pool. Any other value
+    is a ValueError.
     """
+    if not (isinstance(multithreading, bool) or multithreading == "auto"):
+        raise ValueError(f"dsl_mlir.context: multithreading must be True, False or 'auto', "
+                         f"not {multithreading!r}")
     ctx = ir.Context()
     _CONTEXTS.add(ctx)
     if multithreading is not True:
