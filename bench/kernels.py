@@ -61,6 +61,7 @@ def timeit(fn: Callable[[], object], min_time: float = 0.4, max_reps: int = 50) 
 #: The thread pool of `dsl-to-llvm-cpu{parallel}` (built beside the CAPI library).
 ASYNC_RUNTIME = os.path.join(os.path.dirname(dsl_mlir.ir.__file__), "_mlir_libs", "libdsl_async_runtime.so")
 PARALLEL = False  # set by main() for the "(2 threads)" rows
+EXTRA_OPTIONS: dict[str, object] = {}  # set by main() for the "fuse-rows=false" rows
 LAST_COMPILE = 0.0  # seconds: parse + lower + JIT of the latest compile_kernel
 
 
@@ -75,7 +76,8 @@ def compile_kernel(text: str, name: str, arrays: Sequence[np.ndarray | int]) -> 
     `arrays` (ints are `index` scalars)."""
     start = time.perf_counter()
     with dsl_mlir.context():
-        options = {"internalize-entries": True, **({"parallel": True} if PARALLEL else {})}
+        options = {"internalize-entries": True, **({"parallel": True} if PARALLEL else {}),
+                   **EXTRA_OPTIONS}
         lowered = dsl_mlir.lower(dsl_mlir.parse_module(text), options=options)
         engine = dsl_mlir.jit(lowered, shared_libs=[ASYNC_RUNTIME] if PARALLEL else [],
                               llvm_passes=LLVM_PASSES)
@@ -433,19 +435,25 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
 
 
 def main() -> None:
-    global PARALLEL
+    global PARALLEL, EXTRA_OPTIONS
     bw = copy_bandwidth()
     blas_peak: list[float] = []
     results = [bench_add(bw), bench_chain(bw), *matmul_rows(blas_peak),
                bench_softmax(4096, 1024, bw), bench_layernorm(4096, 1024, bw),
-               bench_softmax(1151, 8192, bw), bench_layernorm(1151, 8192, bw),
-               bench_column_sum(4096, 1024, bw), bench_column_sum(100_000, 64, bw),
-               bench_column_sum(64, 100_000, bw)]
+               bench_softmax(1151, 8192, bw), bench_layernorm(1151, 8192, bw)]
+    EXTRA_OPTIONS = {"fuse-rows": False}  # the row ops op by op, for comparison
+    for unfused in (bench_softmax(1151, 8192, bw), bench_layernorm(1151, 8192, bw)):
+        unfused.kernel += ", fuse-rows=false"
+        results.append(unfused)
+    EXTRA_OPTIONS = {}
+    results += [bench_column_sum(4096, 1024, bw), bench_column_sum(100_000, 64, bw),
+                bench_column_sum(64, 100_000, bw)]
     if os.path.exists(ASYNC_RUNTIME) and (os.cpu_count() or 1) > 1:
         PARALLEL = True
         threads = f" ({os.cpu_count()} thr)"
         for extra in (bench_chain(bw), bench_matmul(1024, blas_peak), bench_softmax(4096, 1024, bw),
-                      bench_layernorm(4096, 1024, bw)):
+                      bench_layernorm(4096, 1024, bw), bench_softmax(1151, 8192, bw),
+                      bench_layernorm(1151, 8192, bw)):
             extra.kernel += threads
             results.append(extra)
     PARALLEL = False

@@ -28,6 +28,11 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse chains of elementwise linalg ops"),
       llvm::cl::init(true)};
+  Option<bool> fuseRows{
+      *this, "fuse-rows",
+      llvm::cl::desc("Fuse row reductions and the op that consumes them into "
+                     "one loop over rows (dsl-fuse-rows; with vectorize)"),
+      llvm::cl::init(true)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile linalg ops and turn the tiles into vector code "
@@ -113,8 +118,11 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   if (opts.vectorizeThreadLoops)
     p += "func.func(dsl-thread-loops),";
   p += "dsl-check-divisions,";
+  bool fuseRows = opts.vectorize && opts.fuseRows;
   if (opts.fuseElementwise)
-    p += "func.func(dsl-fuse-elementwise),";
+    p += fuseRows ? "func.func(dsl-fuse-elementwise{row-temporaries})," : "func.func(dsl-fuse-elementwise),";
+  if (fuseRows)
+    p += opts.parallel ? "func.func(dsl-fuse-rows{parallel})," : "func.func(dsl-fuse-rows),";
   if (opts.vectorize) {
     p += "func.func(dsl-tile{vector-size=" + std::to_string(opts.vectorSize);
     p += " matmul-k-block=" + std::to_string(opts.matmulKBlock);
@@ -126,7 +134,9 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
       p += " matmul-tile-sizes=" + listText(opts.matmulTileSizes);
     p += "}),canonicalize,func.func(dsl-vectorize{approximate-math=";
     p += opts.approximateMath ? "true" : "false";
-    p += "}),canonicalize,cse,";
+    // Loop-invariant reads of tensors (a row's mean or max inside the loop
+    // along the row) and the math on them move out of the loop.
+    p += "}),canonicalize,cse,loop-invariant-code-motion,";
   }
   p += "dsl-materialize-loop-yields,dsl-value-semantics,"
        "one-shot-bufferize{bufferize-function-boundaries "
@@ -163,6 +173,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
 /// The options' names and kinds, checked before MLIR parses them.
 constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
     {"fuse-elementwise", dsl::OptionKind::Bool},
+    {"fuse-rows", dsl::OptionKind::Bool},
     {"vectorize", dsl::OptionKind::Bool},
     {"vector-size", dsl::OptionKind::Int},
     {"matmul-tile-sizes", dsl::OptionKind::IntList},
@@ -205,6 +216,7 @@ LogicalResult buildCpuPipeline(OpPassManager &pm,
 void registerUpstreamPasses() {
   registerCanonicalizerPass();
   registerCSEPass();
+  registerLoopInvariantCodeMotionPass();
   registerInlinerPass();
   registerSymbolDCEPass();
   registerLinalgElementwiseOpFusionPass();

@@ -21,10 +21,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "dsl/Conversion/Passes.h"
+#include "dsl/Conversion/RowOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -81,6 +83,39 @@ bool fusible(Operation *producer) {
   return true;
 }
 
+/// Whether `op`'s body computes a math function beyond the cheap ones (exp,
+/// log, tanh, sqrt...: tens of instructions per vector, or a slow divide).
+bool costly(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return false;
+  WalkResult found = linalgOp.getBlock()->walk([](Operation *inner) {
+    bool cheap = isa<math::AbsFOp, math::AbsIOp, math::CopySignOp, math::FmaOp>(inner);
+    return isa<math::MathDialect>(inner->getDialect()) && !cheap ? WalkResult::interrupt()
+                                                                : WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+/// Whether dsl-fuse-rows will compute `producer` one row at a time, beside
+/// its users: it runs over rows, and so do all its users, among them a row
+/// reduction and an op that is not one (softmax's `exp(x - max)`, read by the
+/// row sum and by the division). Stored for a row, in the cache, it costs
+/// less than computed again in each user.
+bool rowTemporary(Operation *producer) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(producer);
+  if (!linalgOp || !dsl::indexesRows(linalgOp))
+    return false;
+  bool reduced = false, other = false;
+  for (Operation *user : producer->getUsers()) {
+    auto consumer = dyn_cast<linalg::LinalgOp>(user);
+    if (!consumer || !dsl::indexesRows(consumer) || user->getBlock() != producer->getBlock())
+      return false;
+    (dsl::isRowReduction(user) ? reduced : other) = true;
+  }
+  return reduced && other;
+}
+
 /// Whether fusing into `operand` would recompute the producer for each of
 /// several iterations of a reduction consumer: its map leaves out some of the
 /// consumer's loops (a matmul operand read once per column of the other:
@@ -106,11 +141,17 @@ bool smallEnough(OpOperand *operand) {
 }
 
 struct DslFuseElementwise : dsl::impl::DslFuseElementwiseBase<DslFuseElementwise> {
+  using Base::Base;
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    linalg::ControlFusionFn control = [](OpOperand *operand) {
-      return fusible(operand->get().getDefiningOp()) && !multipliesWork(operand) &&
-             smallEnough(operand);
+    bool rows = rowTemporaries;
+    linalg::ControlFusionFn control = [rows](OpOperand *operand) {
+      Operation *producer = operand->get().getDefiningOp();
+      if (rows && producer && !producer->hasOneUse() && costly(producer) &&
+          rowTemporary(producer))
+        return false;
+      return fusible(producer) && !multipliesWork(operand) && smallEnough(operand);
     };
     linalg::ControlFusionFn oneUse = [](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();

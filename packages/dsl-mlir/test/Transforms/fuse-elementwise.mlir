@@ -1,4 +1,5 @@
 // RUN: dsl-opt %s --pass-pipeline='builtin.module(func.func(dsl-fuse-elementwise))' | FileCheck %s
+// RUN: dsl-opt %s --pass-pipeline='builtin.module(func.func(dsl-fuse-elementwise{row-temporaries}))' | FileCheck %s --check-prefix=ROWS
 
 // Softmax's exp(x - max) has two uses (the row sum and the division): it is
 // fused into both (recomputed), so no full-size tensor is left between them.
@@ -13,6 +14,17 @@
 // CHECK: math.exp
 // CHECK: arith.divf
 // CHECK-NOT: linalg.generic
+// With row-temporaries (dsl-fuse-rows follows), the costly exp(x - max), read by
+// a row reduction and a row op, is left unfused: dsl-fuse-rows stores one row of
+// it, computed once instead of twice.
+// ROWS-LABEL: func.func @softmax_tail(
+// ROWS: linalg.generic
+// ROWS: math.exp
+// ROWS: linalg.generic
+// ROWS-SAME: iterator_types = ["parallel", "reduction"]
+// ROWS-NOT: math.exp
+// ROWS: arith.divf
+// ROWS-LABEL: func.func @four_uses(
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 func.func @softmax_tail(%x: tensor<4x64xf32>, %m: tensor<4xf32>) -> tensor<4x64xf32> {

@@ -19,8 +19,8 @@ func.func @matmul(%a: tensor<64x512xf32>, %b: tensor<512x96xf32>, %c: tensor<64x
 // Rows of a row reduction are independent tasks.
 // CHECK-LABEL: func.func @row_max
 // CHECK: scf.forall (%{{.*}}) in (1024) shared_outs
-// CHECK: scf.for {{.*}} step %c16
-// CHECK: dsl.vector_sizes = array<i64: 1, 16>
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: dsl.vector_sizes = array<i64: 1, 32>
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
 func.func @row_max(%x: tensor<1024x64xf32>, %init: tensor<1024xf32>) -> tensor<1024xf32> {

@@ -134,17 +134,19 @@ func.func @left_alone(%x: tensor<4x64xf32>, %v: tensor<4xf32>, %i: tensor<4xi64>
 
 // -----
 
-// A row reduction: one row per iteration, the row tiled by 16 as a partial
-// reduction (16 running maxima filled with -inf, updated elementwise, the
-// 70 % 16 = 6 last elements peeled), merged once by linalg.reduce.
+// A row reduction: one row per iteration, the row tiled as a partial
+// reduction by 32 (vector-size 16 doubled while the row holds two chunks, up
+// to four registers of partial results: independent maxima, not one chain),
+// the running maxima filled with -inf, updated elementwise, the 70 % 32 = 6
+// last elements peeled, merged once by linalg.reduce.
 // CHECK-LABEL: func.func @row_max
 // CHECK: scf.for %{{.*}} = %c0 to %c100 step %c1
-// CHECK: %[[F:.*]] = linalg.fill {dsl.vector_sizes = array<i64: 1, 16>} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x16xf32>)
-// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args(%{{.*}} = %[[F]]) -> (tensor<1x16xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<1x16xf32>)
+// CHECK: %[[F:.*]] = linalg.fill {dsl.vector_sizes = array<i64: 1, 32>} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x32xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c32 iter_args(%{{.*}} = %[[F]]) -> (tensor<1x32xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<1x32xf32>)
 // CHECK: arith.maximumf
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x6xf32>)
-// CHECK: linalg.reduce ins(%{{.*}} : tensor<1x16xf32>) outs(%{{.*}} : tensor<1xf32>) dimensions = [1] {dsl.vector_sizes = array<i64: 1, 16>}
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<1x32xf32>) outs(%{{.*}} : tensor<1xf32>) dimensions = [1] {dsl.vector_sizes = array<i64: 1, 32>}
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
 func.func @row_max(%x: tensor<100x70xf32>, %init: tensor<100xf32>) -> tensor<100xf32> {
@@ -162,7 +164,7 @@ func.func @row_max(%x: tensor<100x70xf32>, %init: tensor<100xf32>) -> tensor<100
 // reads its own positions, the chunk loop's induction variable plus the
 // position in the chunk (partial-reduction tiling alone would restart at 0).
 // CHECK-LABEL: func.func @row_sum_of_index
-// CHECK: scf.for %[[IV:.*]] = %c0 to %c64 step %c16
+// CHECK: scf.for %[[IV:.*]] = %c0 to %c64 step %c32
 // CHECK: linalg.generic
 // CHECK: %[[I:.*]] = linalg.index 1 : index
 // CHECK: affine.apply #{{.*}}(%[[IV]])[%[[I]]]
@@ -182,4 +184,30 @@ func.func @row_sum_of_index(%x: tensor<4x70xf32>, %init: tensor<4xf32>) -> tenso
     linalg.yield %s : f32
   } -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Long rows carry four vector registers of partial results: 64 f32 with
+// 512-bit vectors, 32 with 256-bit ones, 32 f64 with 512-bit ones.
+// CHECK-LABEL: func.func @long_rows
+// CHECK: linalg.fill {dsl.vector_sizes = array<i64: 1, 64>} {{.*}} -> tensor<1x64xf32>
+// CHECK: linalg.fill {dsl.vector_sizes = array<i64: 1, 32>} {{.*}} -> tensor<1x32xf64>
+// AVX2-LABEL: func.func @long_rows
+// AVX2: linalg.fill {dsl.vector_sizes = array<i64: 1, 32>} {{.*}} -> tensor<1x32xf32>
+// AVX2: linalg.fill {dsl.vector_sizes = array<i64: 1, 16>} {{.*}} -> tensor<1x16xf64>
+#in3 = affine_map<(d0, d1) -> (d0, d1)>
+#out3 = affine_map<(d0, d1) -> (d0)>
+func.func @long_rows(%x: tensor<4x1024xf32>, %i: tensor<4xf32>, %y: tensor<4x1024xf64>, %j: tensor<4xf64>) -> (tensor<4xf32>, tensor<4xf64>) {
+  %0 = linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x1024xf32>) outs(%i : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "reduction"]} ins(%y : tensor<4x1024xf64>) outs(%j : tensor<4xf64>) {
+  ^bb0(%a: f64, %b: f64):
+    %s = arith.addf %a, %b : f64
+    linalg.yield %s : f64
+  } -> tensor<4xf64>
+  return %0, %1 : tensor<4xf32>, tensor<4xf64>
 }

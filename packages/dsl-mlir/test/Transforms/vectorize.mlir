@@ -93,20 +93,20 @@ func.func @math(%a: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<6
 
 // -----
 
-// A row reduction is tiled as a partial reduction: 16 running sums in one
-// vector carried along the row (plain vector adds), reduced across lanes
+// A row reduction is tiled as a partial reduction: 32 running sums (two
+// vector registers) carried along the row (plain vector adds), reduced across lanes
 // once per row after the loop.
 // VEC-LABEL: func.func @row_sum
-// VEC: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// VEC: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<32xf32>
 // VEC: scf.for
-// VEC: %[[P:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[Z]]) -> (vector<16xf32>)
-// VEC: %[[X:.*]] = vector.transfer_read {{.*}} : tensor<8x64xf32>, vector<16xf32>
-// VEC: arith.addf %[[X]], %[[ACC]] : vector<16xf32>
+// VEC: %[[P:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[Z]]) -> (vector<32xf32>)
+// VEC: %[[X:.*]] = vector.transfer_read {{.*}} : tensor<8x64xf32>, vector<32xf32>
+// VEC: arith.addf %[[X]], %[[ACC]] : vector<32xf32>
 // VEC: vector.multi_reduction <add>
 // CHECK-LABEL: func.func @row_sum
-// CHECK: scf.for {{.*}} -> (vector<16xf32>)
-// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
-// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} : vector<16xf32> into f32
+// CHECK: scf.for {{.*}} -> (vector<32xf32>)
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} : vector<32xf32> into f32
 func.func @row_sum(%a: tensor<8x64xf32>) -> tensor<8xf32> {
   %0 = dsl.sum %a [1] : tensor<8x64xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>

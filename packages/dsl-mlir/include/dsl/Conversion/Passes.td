@@ -324,9 +324,46 @@ def DslFuseElementwise : Pass<"dsl-fuse-elementwise", "::mlir::func::FuncOp"> {
     into each of them (recomputed) instead of only a producer with one use.
     Softmax's `exp(x - max)`, read by the row sum and by the division, is then
     no longer a full-size temporary allocated, written and read back per call.
+
+    With `row-temporaries` (set by `dsl-to-llvm-cpu` when `dsl-fuse-rows`
+    follows), a costly value (a math function other than abs, copysign, fma)
+    that runs over rows and is read by a row reduction and by another row op
+    is left unfused: `dsl-fuse-rows` computes it one row at a time into a
+    row-sized temporary in the cache, which costs less than computing
+    softmax's `exp` twice.
   }];
+  let options = [
+    Option<"rowTemporaries", "row-temporaries", "bool", /*default=*/"false",
+           "Keep a costly value read by a row reduction and another row op "
+           "unfused, for dsl-fuse-rows to store one row of">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def DslFuseRows : Pass<"dsl-fuse-rows", "::mlir::func::FuncOp"> {
+  let summary = "Fuse row reductions and their consumer into one loop over rows";
+  let description = [{
+    Tiles an op whose first loop runs over the rows of its result (the final
+    elementwise op of a softmax or layer norm) by one row, and fuses into
+    that row loop the row reductions it reads and their producers: each row
+    is reduced and consumed while it is in the cache, so a tensor larger
+    than the caches is read from memory once instead of once per reduction.
+    A producer that is also used outside the group, a contraction, or one
+    whose every row would need its whole result (a column reduction) is
+    not fused. With `parallel`, the row loop is an `scf.forall` (unless it
+    has under 2^16 iterations in all), and `dsl-tile` leaves the ops inside
+    it on their thread.
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Make the row loop an scf.forall (its rows are independent tasks)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
