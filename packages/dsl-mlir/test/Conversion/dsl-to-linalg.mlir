@@ -47,6 +47,31 @@ func.func @matmul_bt(%a: tensor<64x128xf16>, %b: tensor<32x128xf16>) -> tensor<6
   return %0 : tensor<64x32xf32>
 }
 
+// Rows a multiple of 4 KiB apart are copied into rows padded by one cache line
+// (16 f32), so that the rows a register tile streams do not share cache sets:
+// A (64x1024 f32: 4 KiB rows) by linalg.copy into the first columns of a
+// 64x1040 tensor; B (1024x48 f32: 192-byte rows) and narrow operands (fewer than
+// 64 rows) are read in place.
+// CHECK-LABEL: func.func @matmul_padded
+// CHECK-SAME: %[[A0:.*]]: tensor<64x1024xf32>, %[[B:.*]]: tensor<1024x48xf32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<64x1040xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[E]][0, 0] [64, 1024] [1, 1] : tensor<64x1040xf32> to tensor<64x1024xf32>
+// CHECK: %[[PA:.*]] = linalg.copy ins(%[[A0]] : tensor<64x1024xf32>) outs(%[[S]] : tensor<64x1024xf32>)
+// CHECK-NOT: linalg.copy
+// CHECK: ins(%[[PA]], %[[B]] : tensor<64x1024xf32>, tensor<1024x48xf32>)
+// CHECK-LABEL: func.func @matmul_narrow
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: tensor.extract_slice
+// CHECK: ins(%arg0, %arg1 : tensor<32x1024xf32>, tensor<1024x16xf32>)
+func.func @matmul_padded(%a: tensor<64x1024xf32>, %b: tensor<1024x48xf32>) -> tensor<64x48xf32> {
+  %0 = dsl.matmul %a, %b : tensor<64x1024xf32>, tensor<1024x48xf32> -> tensor<64x48xf32>
+  return %0 : tensor<64x48xf32>
+}
+func.func @matmul_narrow(%a: tensor<32x1024xf32>, %b: tensor<1024x16xf32>) -> tensor<32x16xf32> {
+  %0 = dsl.matmul %a, %b : tensor<32x1024xf32>, tensor<1024x16xf32> -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
+}
+
 // CHECK-LABEL: func.func @cast
 // CHECK: arith.extf %{{.*}} : f16 to f32
 func.func @cast(%a: tensor<4xf16>) -> tensor<4xf32> {

@@ -23,6 +23,21 @@ using namespace mlir::dsl;
 
 namespace {
 
+/// Elements of padding after each row of a packed operand of `type` (static,
+/// row-major): one cache line when its rows are a multiple of 4 KiB apart. At
+/// such strides the rows a register tile streams fall into the same cache
+/// sets and evict each other (2048^3 f32 ran at 0.42x of OpenBLAS, 2000^3 at
+/// 0.81x); a copy with padded rows costs one pass over the operand.
+int64_t rowPadding(RankedTensorType type) {
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return 0;
+  int64_t bytes = std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t rowBytes = type.getDimSize(1) * bytes;
+  if (type.getDimSize(0) < 64 || rowBytes == 0 || rowBytes % 4096 != 0)
+    return 0;
+  return 64 / bytes;
+}
+
 /// A matmul operand as a row-major tensor of the accumulator type `acc`
 /// (`transposed`: `x` holds its transpose): `x` itself when it already is
 /// one, else a copy made once (M x K or K x N elements, against the M x N x K
@@ -32,15 +47,28 @@ namespace {
 Value packOperand(OpBuilder &b, Location loc, Value x, bool transposed,
                   Type acc, bool isUnsigned) {
   auto t = cast<RankedTensorType>(x.getType());
-  if (!transposed && t.getElementType() == acc)
-    return x;
   int64_t rows = transposed ? 1 : 0;
   auto type = RankedTensorType::get({t.getDimSize(rows), t.getDimSize(1 - rows)}, acc);
+  int64_t pad = rowPadding(type);
+  if (!transposed && t.getElementType() == acc && pad == 0)
+    return x;
   SmallVector<Value> dyn;
   for (int64_t d = 0; d < 2; ++d)
     if (type.isDynamicDim(d))
       dyn.push_back(tensor::DimOp::create(b, loc, x, transposed ? 1 - d : d));
   Value init = tensor::EmptyOp::create(b, loc, type.getShape(), acc, dyn);
+  if (pad > 0) {
+    // The copy lives in the first columns of rows padded by one cache line.
+    Value padded = tensor::EmptyOp::create(
+        b, loc, ArrayRef<int64_t>{type.getDimSize(0), type.getDimSize(1) + pad}, acc);
+    init = tensor::ExtractSliceOp::create(
+        b, loc, type, padded, ValueRange{}, ValueRange{}, ValueRange{},
+        b.getDenseI64ArrayAttr({0, 0}), b.getDenseI64ArrayAttr(type.getShape()),
+        b.getDenseI64ArrayAttr({1, 1}));
+    // A plain copy as linalg.copy: an identity linalg.generic would fold away.
+    if (!transposed && t.getElementType() == acc)
+      return linalg::CopyOp::create(b, loc, x, init).getResult(0);
+  }
   MLIRContext *ctx = b.getContext();
   AffineExpr i, j;
   bindDims(ctx, i, j);
