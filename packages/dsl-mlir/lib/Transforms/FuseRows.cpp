@@ -71,10 +71,6 @@ bool mlir::dsl::isRowReduction(Operation *op) {
 
 namespace {
 
-/// Loop iterations under which a row loop stays serial with `parallel` (a
-/// fork and join of the thread pool costs tens of microseconds).
-constexpr int64_t kMinParallelIterations = int64_t(1) << 16;
-
 bool isReshape(Operation *op) {
   return isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
 }
@@ -137,17 +133,6 @@ bool takesSomeRows(tensor::ExtractSliceOp slice) {
           result.getDimSize(0) < source.getDimSize(0));
 }
 
-/// Whether the consumer's loops have too few iterations for threads.
-bool tooSmallForThreads(linalg::LinalgOp op) {
-  int64_t work = 1;
-  for (int64_t r : op.getStaticLoopRanges()) {
-    if (ShapedType::isDynamic(r))
-      return false;
-    work = std::min<int64_t>(work * std::max<int64_t>(r, 1), kMinParallelIterations);
-  }
-  return work < kMinParallelIterations;
-}
-
 struct DslFuseRows : dsl::impl::DslFuseRowsBase<DslFuseRows> {
   using Base::Base;
 
@@ -158,7 +143,7 @@ struct DslFuseRows : dsl::impl::DslFuseRowsBase<DslFuseRows> {
     sizes.front() = 1;
     scf::SCFTilingOptions tiling;
     tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-    if (parallel && !tooSmallForThreads(consumer))
+    if (parallel && !dsl::tooSmallForThreads(consumer.getStaticLoopRanges()))
       tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
     scf::SCFTileAndFuseOptions options;
     options.setTilingOptions(tiling);
@@ -216,6 +201,11 @@ struct DslFuseRows : dsl::impl::DslFuseRowsBase<DslFuseRows> {
   }
 
   void runOnOperation() override {
+    // Nothing to fuse without a row reduction (most functions): no rewrite.
+    if (!getOperation().walk([](Operation *op) {
+          return isRowReduction(op) ? WalkResult::interrupt() : WalkResult::advance();
+        }).wasInterrupted())
+      return;
     // The run-time checks of dynamic sizes read them with tensor.dim of the
     // ops' results; read from the operands instead, they no longer keep a
     // fused producer alive.

@@ -8,6 +8,7 @@
 
 #include "dsl/Conversion/OptionChecks.h"
 #include "dsl/Conversion/Passes.h"
+#include "dsl/Conversion/RowOps.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -27,6 +28,17 @@ namespace mlir::dsl {
 } // namespace mlir::dsl
 
 using namespace mlir;
+
+bool mlir::dsl::tooSmallForThreads(ArrayRef<int64_t> ranges) {
+  constexpr int64_t kMinParallelIterations = int64_t(1) << 16;
+  int64_t work = 1;
+  for (int64_t r : ranges) {
+    if (ShapedType::isDynamic(r))
+      return false;
+    work = std::min<int64_t>(work * std::max<int64_t>(r, 1), kMinParallelIterations);
+  }
+  return work < kMinParallelIterations;
+}
 
 namespace {
 
@@ -393,21 +405,6 @@ struct DslTileForVectors
     return success();
   }
 
-  /// Whether an op of static loop ranges `ranges` has too little work to
-  /// pay for a fork and join of the thread pool (tens of microseconds): the
-  /// fills of a row reduction's 4096 accumulators made a parallel softmax
-  /// slower than a serial one. Dynamic sizes are distributed.
-  static bool tooSmallForThreads(ArrayRef<int64_t> ranges) {
-    constexpr int64_t kMinParallelIterations = int64_t(1) << 16;
-    int64_t work = 1;
-    for (int64_t r : ranges) {
-      if (ShapedType::isDynamic(r))
-        return false;
-      work = std::min<int64_t>(work * std::max<int64_t>(r, 1), kMinParallelIterations);
-    }
-    return work < kMinParallelIterations;
-  }
-
   /// With `parallel`: the outermost loop, if parallel, becomes an
   /// scf.forall whose iterations are independent tasks (not in an op already
   /// inside one: a row loop of dsl-fuse-rows is a task per row).
@@ -419,7 +416,7 @@ struct DslTileForVectors
       return op;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t outer = ranges.front();
-    if (outer == 1 || tooSmallForThreads(ranges))
+    if (outer == 1 || dsl::tooSmallForThreads(ranges))
       return op;
     int64_t chunk = 1;
     if (isMatmul(op)) {

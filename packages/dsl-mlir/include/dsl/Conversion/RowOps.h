@@ -22,6 +22,13 @@ bool indexesRows(linalg::LinalgOp op);
 /// mean of each row).
 bool isRowReduction(Operation *op);
 
+/// Whether an op of static loop ranges `ranges` has too little work (under
+/// 2^16 iterations) to pay for a fork and join of the thread pool (tens of
+/// microseconds: the fills of a softmax's 4096 row accumulators made it
+/// slower on 2 threads than on 1); dynamic sizes are distributed. Shared by dsl-tile and
+/// dsl-fuse-rows.
+bool tooSmallForThreads(ArrayRef<int64_t> ranges);
+
 } // namespace mlir::dsl
 
 #endif // DSL_CONVERSION_ROWOPS_H

@@ -56,9 +56,12 @@ Value packOperand(OpBuilder &b, Location loc, Value x, bool transposed,
   for (int64_t d = 0; d < 2; ++d)
     if (type.isDynamicDim(d))
       dyn.push_back(tensor::DimOp::create(b, loc, x, transposed ? 1 - d : d));
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), acc, dyn);
-  if (pad > 0) {
-    // The copy lives in the first columns of rows padded by one cache line.
+  Value init;
+  if (pad == 0) {
+    init = tensor::EmptyOp::create(b, loc, type.getShape(), acc, dyn);
+  } else {
+    // The copy lives in the first columns of rows padded by one cache line
+    // (a padded type is static: no dynamic sizes).
     Value padded = tensor::EmptyOp::create(
         b, loc, ArrayRef<int64_t>{type.getDimSize(0), type.getDimSize(1) + pad}, acc);
     init = tensor::ExtractSliceOp::create(
