@@ -162,6 +162,7 @@ def test_unknown_option_names_the_option_it_resembles() -> None:
 @pytest.mark.parametrize(("options", "message"), [
     ({"vectorize": "maybe"}, "dsl-to-llvm-cpu: vectorize must be true or false, got 'maybe'"),
     ({"fuse-elementwise": 2}, "dsl-to-llvm-cpu: fuse-elementwise must be true or false, got '2'"),
+    ({"fuse-rows": "maybe"}, "dsl-to-llvm-cpu: fuse-rows must be true or false, got 'maybe'"),
     ({"parallel": "yes"}, "dsl-to-llvm-cpu: parallel must be true or false, got 'yes'"),
     ({"internalize-entries": "x"}, "dsl-to-llvm-cpu: internalize-entries must be true or false, got 'x'"),
     ({"approximate-math": "x"}, "dsl-to-llvm-cpu: approximate-math must be true or false, got 'x'"),
