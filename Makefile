@@ -58,6 +58,18 @@ setup: $(STAMPS)/packages
 
 test: setup lint test-lit test-python examples
 
+# The shared-cache tests run a real redis-server on loopback (each test starts its own):
+# the Debian package, installed here when missing (as root, with apt-get).
+$(STAMPS)/redis-server: | $(PY)
+	@mkdir -p $(STAMPS)
+	@command -v redis-server >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends redis-server \
+			|| { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+				--no-install-recommends redis-server; }; \
+		else echo "redis-server is missing: install the Debian package redis-server"; exit 1; fi; }
+	@touch $@
+
 test-lit: setup
 	$(VENV)/bin/lit -v packages/dsl-mlir/test
 
@@ -65,9 +77,9 @@ test-lit: setup
 # alone, from dist/ only (packages/dsl-runtime/tests/test_runtime_wheels.py), and the
 # dsl-mlir wheel beside another MLIR package (packages/dsl-mlir/tests/test_mlir_wheel.py).
 # (wheels after setup, not beside it: both build in $(BUILD)/dsl-mlir.)
-test-python: setup
+test-python: setup $(STAMPS)/redis-server
 	$(MAKE) --no-print-directory wheels
-	DSL_WHEEL_DIR=$(CURDIR)/dist DSL_MLIR_WHEEL=$$(ls $(CURDIR)/dist/dsl_mlir-*-$$($(PY) -c 'import sys; print("cp%d%d" % sys.version_info[:2])')-*.whl) \
+	DSL_REQUIRE_REDIS=1 DSL_WHEEL_DIR=$(CURDIR)/dist DSL_MLIR_WHEEL=$$(ls $(CURDIR)/dist/dsl_mlir-*-$$($(PY) -c 'import sys; print("cp%d%d" % sys.version_info[:2])')-*.whl) \
 		$(PY) -m pytest -q packages $(EXTENSION)/tests
 
 # The IR fuzz test of packages/dsl-mlir/tests/test_mlir_fuzz_ir.py, longer and on new

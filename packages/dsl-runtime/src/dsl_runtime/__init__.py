@@ -46,6 +46,8 @@ from .jit import JitFunction as JitFunction  # noqa: E402
 from .jit import compile as compile  # noqa: E402
 from .jit import jit as jit  # noqa: E402
 from .options import CompileOptions as CompileOptions  # noqa: E402
+from .shared_cache import configure_cache as configure_cache  # noqa: E402
+from .shared_cache import stats as cache_stats  # noqa: E402
 from .tuning import Autotuner as Autotuner  # noqa: E402
 from .tuning import autotune as autotune  # noqa: E402
 
@@ -63,4 +65,5 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = ["Autotuner", "CompileError", "CompileOptions", "CompiledFunction", "DeviceArray",
-           "JitFunction", "KernelABI", "__version__", "autotune", "compile", "jit", "kernel"]
+           "JitFunction", "KernelABI", "__version__", "autotune", "cache_stats", "compile",
+           "configure_cache", "jit", "kernel"]

@@ -90,16 +90,25 @@ class Hit:
 
     abi: KernelABI
     dsl_text: str
-    lowered_text: str
+    lowered_text: str | None  # None: an IR-only entry of an unsigned shared cache
     library: bytes | None
 
 
+#: A background store's settings, taken when it was queued (``store_later``).
+_queued = threading.local()
+
+
+def _cache_dir() -> Path:
+    return getattr(_queued, "cache_dir", None) or knobs.read().cache_dir
+
+
 def root() -> Path:
-    return knobs.read().cache_dir / LAYOUT
+    return _cache_dir() / LAYOUT
 
 
 def enabled() -> bool:
-    return knobs.read().disk_cache
+    queued = getattr(_queued, "disk_cache", None)
+    return knobs.read().disk_cache if queued is None else bool(queued)
 
 
 def _path(key: str) -> Path:
@@ -119,7 +128,7 @@ def _warn_once(folder: Path, why: str) -> None:
 
 def _open_root(create: bool) -> int | None:
     """A descriptor of the trusted ``<cache_dir>/v1`` folder, or None (missing or refused)."""
-    base = knobs.read().cache_dir
+    base = _cache_dir()
     if str(base) in _warned:
         return None
     try:
@@ -239,16 +248,51 @@ def _sweep_stale_tmp(top: int) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict[str, Any],
-          dump_object: Callable[[str], None] | None = None,
-          extra: dict[str, bytes] | None = None) -> None:
-    """Write an entry atomically (a no-op when another process stored it first).
+def entry_files(key: str, abi: KernelABI, dsl_text: str, lowered_text: str,
+                meta: dict[str, Any], dump_object: Callable[[str], None] | None = None,
+                extra: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """The files of a new entry, its manifest among them.
 
     ``dump_object(path)`` writes the JIT's object code; when given and a C compiler
-    driver exists, the entry also holds it as a shared library that loads in
-    well under a millisecond. ``extra`` adds files (e.g. ``kernels.ptx``), checksummed
-    like the others.
+    driver exists, the entry also holds it as a shared library that loads in well under
+    a millisecond. ``extra`` adds files (e.g. ``kernels.ptx``), checksummed like the others.
     """
+    blobs = {"abi.json": abi.model_dump_json(indent=1).encode(),
+             "dsl.mlir": dsl_text.encode(), "lowered.mlir": lowered_text.encode()}
+    if dump_object is not None:
+        with tempfile.TemporaryDirectory(prefix="dsl-link-") as work:  # mode 0700
+            library = _link(dump_object, Path(work))
+        if library is not None:
+            blobs[LIBRARY] = library
+    blobs.update(extra or {})
+    manifest = Manifest(key=key, function=abi.function, created=time.time(),
+                        files={n: _sha(d) for n, d in blobs.items()}, extra=meta)
+    blobs[MANIFEST] = manifest.model_dump_json(indent=1).encode()
+    return blobs
+
+
+def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict[str, Any],
+          dump_object: Callable[[str], None] | None = None,
+          extra: dict[str, bytes] | None = None, publish: bool = True,
+          remote: Any = None) -> None:
+    """Write an entry to the disk cache (when enabled) and, with ``publish``, to the
+    shared cache (``remote``, else the one configured now); see ``entry_files`` for the
+    other arguments."""
+    from . import shared_cache
+
+    target = (remote or shared_cache.current()) if publish else None
+    if not enabled() and target is None:
+        return
+    blobs = entry_files(key, abi, dsl_text, lowered_text, meta, dump_object, extra)
+    if enabled():
+        store_files(key, blobs)
+    if target is not None:
+        shared_cache.publish(key, blobs, target)
+
+
+def store_files(key: str, blobs: dict[str, bytes]) -> None:
+    """Write an entry's files atomically (a no-op when another process stored it first),
+    then evict down to ``DSL_CACHE_MAX_SIZE``."""
     top = _open_root(create=True)
     if top is None:
         return
@@ -262,7 +306,7 @@ def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict
         os.close(top)
     final = _path(key)
     if not final.exists():
-        _write_entry(key, final, abi, dsl_text, lowered_text, meta, dump_object, extra)
+        _write_entry(key, final, blobs)
     try:
         limit = max_size()
     except ValueError as err:
@@ -273,24 +317,13 @@ def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict
             prune(limit, wait=False)
 
 
-def _write_entry(key: str, final: Path, abi: KernelABI, dsl_text: str, lowered_text: str,
-                 meta: dict[str, Any], dump_object: Callable[[str], None] | None,
-                 extra: dict[str, bytes] | None) -> None:
+def _write_entry(key: str, final: Path, blobs: dict[str, bytes]) -> None:
     try:
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))  # mode 0700
     except OSError as err:  # the folder went away meanwhile
         log.debug("not caching %s (%s)", key, err)
         return
     try:
-        blobs = {"abi.json": abi.model_dump_json(indent=1).encode(),
-                 "dsl.mlir": dsl_text.encode(), "lowered.mlir": lowered_text.encode()}
-        library = _link(dump_object, tmp) if dump_object is not None else None
-        if library is not None:
-            blobs[LIBRARY] = library
-        blobs.update(extra or {})
-        manifest = Manifest(key=key, function=abi.function, created=time.time(),
-                            files={n: _sha(d) for n, d in blobs.items()}, extra=meta)
-        blobs[MANIFEST] = manifest.model_dump_json(indent=1).encode()
         folder = os.open(tmp, safefs.DIR_FLAGS | os.O_NOFOLLOW)
         try:
             for name, data in blobs.items():
@@ -310,12 +343,21 @@ _pending_lock = threading.Lock()
 
 def store_later(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict[str, Any],
                 dump_object: Callable[[str], None] | None = None,
-                extra: dict[str, bytes] | None = None) -> None:
+                extra: dict[str, bytes] | None = None, publish: bool = True) -> None:
     """``store`` on a background thread (linking ``kernel.so`` takes tens of milliseconds,
     which the compiling call need not wait for). The thread is not a daemon: the
     interpreter finishes it before exiting; ``flush()`` waits for it earlier."""
-    thread = threading.Thread(target=store, args=(key, abi, dsl_text, lowered_text, meta),
-                              kwargs={"dump_object": dump_object, "extra": extra},
+    from . import shared_cache
+
+    settings = knobs.read()
+    remote = shared_cache.current() if publish else None
+
+    def run() -> None:  # with the settings of the queuing call (folders, shared cache)
+        _queued.cache_dir, _queued.disk_cache = settings.cache_dir, settings.disk_cache
+        store(key, abi, dsl_text, lowered_text, meta, dump_object, extra,
+              publish=remote is not None, remote=remote)
+
+    thread = threading.Thread(target=run,
                               name=f"dsl-cache-store-{key[:8]}")
     with _pending_lock:
         _pending[:] = [t for t in _pending if t.is_alive()]
@@ -337,36 +379,57 @@ def _report_once(key: str, why: str) -> None:
         log.debug("disk cache entry %s is unusable (%s); recompiling", key, why)
 
 
-def _read_entry(key: str, folder: int) -> Hit:
-    """Read and verify one entry (ValueError / OSError when anything is wrong)."""
-    manifest = Manifest.model_validate_json(safefs.read_file(folder, MANIFEST, MANIFEST_LIMIT))
+def verify(key: str, blobs: dict[str, bytes], required: tuple[str, ...] = FILES) -> Hit:
+    """The Hit of an entry's files (``manifest.json`` among them), checked exactly as a
+    disk entry is: the manifest is the expected record for ``key``, it names every file
+    and nothing else, each file matches its checksum and ``required`` are present
+    (ValueError otherwise)."""
+    manifest = Manifest.model_validate_json(blobs[MANIFEST]) if MANIFEST in blobs else None
+    if manifest is None:
+        raise ValueError("no manifest")
     if manifest.key != key:
         raise ValueError("manifest key mismatch")
-    names = FILES + tuple(n for n in manifest.files if n not in FILES)
-    blobs: dict[str, bytes] = {}
+    names = set(blobs) - {MANIFEST}
+    if names != set(manifest.files) or not set(required) <= names:
+        raise ValueError("the files differ from those the manifest names")
     for name in names:
+        if not _NAME.fullmatch(name):
+            raise ValueError(f"manifest names an invalid file {name[:80]!r}")
+        if manifest.files[name] != _sha(blobs[name]):
+            raise ValueError(f"{name} does not match its checksum")
+    lowered = blobs.get("lowered.mlir")
+    return Hit(KernelABI.model_validate_json(blobs["abi.json"]), blobs["dsl.mlir"].decode(),
+               None if lowered is None else lowered.decode(), blobs.get(LIBRARY))
+
+
+def _read_files(key: str, folder: int) -> dict[str, bytes]:
+    """Every file of one entry, manifest first (ValueError / OSError when a name is invalid
+    or a file cannot be read safely)."""
+    blobs = {MANIFEST: safefs.read_file(folder, MANIFEST, MANIFEST_LIMIT)}
+    manifest = Manifest.model_validate_json(blobs[MANIFEST])
+    if manifest.key != key:
+        raise ValueError("manifest key mismatch")
+    for name in FILES + tuple(n for n in manifest.files if n not in FILES):
         if not _NAME.fullmatch(name) or name == MANIFEST:
             raise ValueError(f"manifest names an invalid file {name[:80]!r}")
-        data = safefs.read_file(folder, name, FILE_LIMIT)
-        if manifest.files.get(name) != _sha(data):
-            raise ValueError(f"{name} does not match its checksum")
-        blobs[name] = data
-    abi = KernelABI.model_validate_json(blobs["abi.json"])
-    return Hit(abi, blobs["dsl.mlir"].decode(), blobs["lowered.mlir"].decode(), blobs.get(LIBRARY))
+        blobs[name] = safefs.read_file(folder, name, FILE_LIMIT)
+    return blobs
 
 
-def load(key: str) -> Hit | None:
-    """The verified entry of ``key``, or None (a miss; an invalid entry is also removed)."""
+def load_files(key: str) -> tuple[Hit, dict[str, bytes]] | None:
+    """The verified entry of ``key`` and its files, or None (a miss; an invalid entry is
+    also removed)."""
     if not _KEY.fullmatch(key):
         return None
     try:
         with _entry_dir(key) as fds:
             if fds is None:
                 return None
-            hit = _read_entry(key, fds)
+            blobs = _read_files(key, fds)
+            hit = verify(key, blobs)
             with contextlib.suppress(OSError):
                 os.utime(fds)  # last use, for least-recently-used eviction
-            return hit
+            return hit, blobs
     except FileNotFoundError:
         return None
     except (OSError, ValueError, RecursionError, UnicodeDecodeError,
@@ -375,10 +438,16 @@ def load(key: str) -> Hit | None:
         return None
 
 
+def load(key: str) -> Hit | None:
+    """The verified entry of ``key``, or None (a miss; an invalid entry is also removed)."""
+    found = load_files(key)
+    return None if found is None else found[0]
+
+
 def discard(key: str, why: str) -> None:
     """Remove an entry that is unreadable, invalid, or verified but failed to load."""
     _report_once(key, why)
-    if not _KEY.fullmatch(key) or str(knobs.read().cache_dir) in _warned:
+    if not _KEY.fullmatch(key) or str(_cache_dir()) in _warned:
         return
     path = _path(key)
     if path.is_symlink() or (path.exists() and not path.is_dir()):

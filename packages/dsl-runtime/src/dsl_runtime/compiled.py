@@ -122,7 +122,8 @@ class CompiledFunction:
     keepalive: tuple[Any, ...] = ()
     #: protocol parameter -> its ``arguments.SlotPlan`` (set by the JitFunction)
     slot_plans: dict[str, Any] = field(default_factory=dict)
-    source: str = "compiled"  # or "disk-cache"
+    #: "compiled", "disk-cache" or "shared-cache" (fetched from DSL_CACHE_BACKEND)
+    source: str = "compiled"
 
     def __post_init__(self) -> None:
         self._allocate = _result_allocator(self.abi)

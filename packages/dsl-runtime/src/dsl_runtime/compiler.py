@@ -202,3 +202,28 @@ def load_lowered(abi: KernelABI, dsl_text: str, lowered_text: str,
     return _with_engine(CompiledFunction(
         abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=lowered_text, codegen=codegen(options)),
         timings, keepalive=(ctx, module, engine), source="disk-cache"), options)
+
+
+def load_dsl(abi: KernelABI, dsl_text: str, options: CompileOptions,
+             object_dump: bool = False) -> CompiledFunction:
+    """Compile the dsl IR of an unsigned shared-cache entry here: parsed and verified by
+    dsl-mlir, lowered and JIT-compiled by this process (no native code is taken)."""
+    import dsl_mlir
+
+    timings: dict[str, float] = {}
+    ctx = mlir_context()
+    t = time.perf_counter()
+    try:
+        module = dsl_mlir.parse_module(dsl_text, ctx)
+    except dsl_mlir.MLIRDiagnosticError as err:
+        raise from_mlir(f"the shared cache's IR of {abi.function} is invalid", err) from None
+    timings["parse"] = time.perf_counter() - t
+    if options.gpu:
+        _require_gpu()
+    lowered, engine = lower_and_jit(abi.function, module, options, timings,
+                                    object_dump=object_dump)
+    kernel = make_kernel(abi, engine, options.gpu)
+    return _with_engine(CompiledFunction(
+        abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=str(lowered),
+                                             codegen=codegen(options)),
+        timings, keepalive=(ctx, lowered, engine), source="shared-cache"), options)

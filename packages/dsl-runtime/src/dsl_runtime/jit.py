@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import copyreg
 import functools
 import inspect
+import linecache
 import logging
+import pickle
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -13,12 +17,12 @@ from typing import ParamSpec as _TypingParamSpec
 
 import numpy as np
 
-from . import cache, keys, knobs
+from . import cache, keys, knobs, shared_cache
 from .abi import abi_mismatch
 from .arguments import SlotPlan, adapt, is_plain, signature_of
 from .binder import expander, fast_call, stream_handle
 from .compiled import CompiledFunction, mlir_context, ptx_of_lowered
-from .compiler import compile_parsed, load_lowered, load_shared, lower_only, parse
+from .compiler import compile_parsed, load_dsl, load_lowered, load_shared, lower_only, parse
 from .errors import CompileError
 from .fingerprint import Unhashable
 from .options import CompileOptions
@@ -242,7 +246,7 @@ class JitFunction(Generic[P, R]):
 
     def _disk_key(self, key: tuple[Any, ...], values: list[tuple[str, str]] | None) -> str | None:
         if not self.disk_cache or self._identity is None or values is None \
-                or not cache.enabled():
+                or not (cache.enabled() or shared_cache.active()):
             return None
         if not is_plain(key):  # a protocol argument's signature whose repr is not its value
             return None
@@ -271,6 +275,7 @@ class JitFunction(Generic[P, R]):
             parsed = parse(self._fn, overrides, self.options, ctx)
             timings["parse"] = time.perf_counter() - t
         native = not (self.options.parallel or self.options.gpu)  # cacheable as kernel.so
+        shared_cache.count("compiles")
         protocols = {s.name: contributed[s.name] for s in self.specs if s.kind == "protocol"}
         compiled = compile_parsed(parsed, self.specs, constexprs, self.options, timings, ctx,
                                   object_dump=disk_key is not None and native,
@@ -302,16 +307,33 @@ class JitFunction(Generic[P, R]):
 
     def _from_disk(self, disk_key: str, overrides: dict[str, Any],
                    contributed: dict[str, Any]) -> CompiledFunction | None:
-        """The verified disk-cache entry, loaded, with its slot plans; None (and the entry
-        removed) when it is missing, invalid, not this function's ABI (nor that of its
-        protocol arguments' ``__c_abi_spec__``), or fails to load."""
-        hit = cache.load(disk_key)
-        if hit is None:
-            return None
+        """The verified entry of the disk cache, else of the shared cache, loaded, with its
+        slot plans; None (and a disk entry removed) when it is missing, invalid, not this
+        function's ABI (nor that of its protocol arguments' ``__c_abi_spec__``), or fails
+        to load."""
+        hit = cache.load(disk_key) if cache.enabled() else None
+        if hit is not None:
+            shared_cache.count("disk_hits")
+        else:
+            hit = shared_cache.fetch(disk_key)
+            if hit is None:
+                return None
+            compiled = self._load_hit(disk_key, hit, overrides, contributed)
+            if compiled is not None:
+                compiled.source = "shared-cache"
+            return compiled
+        return self._load_hit(disk_key, hit, overrides, contributed)
+
+    def _load_hit(self, disk_key: str, hit: cache.Hit, overrides: dict[str, Any],
+                  contributed: dict[str, Any]) -> CompiledFunction | None:
+        """A verified entry made callable (None: it does not describe this function or
+        does not load)."""
         problem = abi_mismatch(hit.abi, self.name, self.specs, overrides)
         if problem is not None:
             cache.discard(disk_key, f"abi.json does not describe {self.name}: {problem}")
             return None
+        if hit.lowered_text is None:  # IR from an unsigned shared cache: compiled here
+            return self._from_shared_ir(disk_key, hit, contributed)
         errors = []
         if hit.library is not None:
             try:
@@ -326,6 +348,26 @@ class JitFunction(Generic[P, R]):
             errors.append(f"lowered.mlir: {err}")
         cache.discard(disk_key, "load failed: " + "; ".join(errors))
         return None
+
+    def _from_shared_ir(self, disk_key: str, hit: cache.Hit,
+                        contributed: dict[str, Any]) -> CompiledFunction | None:
+        """Compile the dsl IR of an unsigned shared-cache entry (None when it does not
+        compile: the function is then compiled from its source); stored on disk only."""
+        native = not (self.options.parallel or self.options.gpu)
+        shared_cache.count("remote_ir_compiles")
+        try:
+            compiled = load_dsl(hit.abi, hit.dsl_text, self.options, object_dump=native)
+        except Exception as err:
+            log.warning("dsl: the shared cache's IR for %s does not compile (%s); compiling "
+                        "from source", self.name, str(err)[:200])
+            return None
+        if cache.enabled():
+            cache.store_later(disk_key, compiled.abi, hit.dsl_text, compiled.artifacts.lowered,
+                              {"versions": dict(keys.component_versions()),
+                               "extensions": dict(keys.extension_versions())},
+                              dump_object=compiled.keepalive[-1].dump_to_object_file
+                              if native else None, publish=False)
+        return self._with_plans(compiled, contributed)
 
     def lower(self, *args: Any, backend: str | None = None, **kwargs: Any) -> str:
         """The lowered (LLVM dialect) IR for these example arguments, without JIT or a GPU.
@@ -502,6 +544,7 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | N
             return f
         from dsl_mlir.dispatch import Dispatcher
 
+        copyreg.pickle(Dispatcher, _pickle_dispatcher)
         impl: JitFunction[..., Any] = JitFunction(f, options, entry, cache=cache)
         dispatcher = Dispatcher(impl)
         if impl._parsed is None:
@@ -513,6 +556,87 @@ def jit(fn: Any = None, *, options: CompileOptions | None = None, entry: str | N
         return dispatcher
 
     return wrap if fn is None else wrap(fn)
+
+
+def _pickle_dispatcher(dispatcher: Any) -> str | tuple[Any, ...]:
+    """How a ``@jit`` object pickles: by reference (its module and qualified name) when
+    it is importable as such; else by its Python function (which ``cloudpickle``, used by
+    Dask, sends by value), its options and the source lines of the function and of the
+    kernels it launches, so that the process that unpickles it parses the same code,
+    computes the same cache keys and finds the compiled code in the shared cache."""
+    impl = implementation(dispatcher)
+    module, qualname = getattr(dispatcher, "__module__", None), dispatcher.__qualname__
+    if module != "__main__" and _resolve(module, qualname) is dispatcher:
+        return str(qualname)
+    if impl is None or impl._parsed is not None:
+        raise pickle.PicklingError(
+            f"cannot pickle {qualname}: a jit(program, entry=...) pickles by reference "
+            "only; define it at module level")
+    values = impl._read_values()  # also finds the kernels it launches and what they read
+    sources = [(f, *found, _annotation_globals(f, chains)) for f, chains in
+               impl._sources or [(impl._fn, [])] if (found := _source_lines(f)) is not None]
+    # Same code, options and values: a process that unpickles it again (Dask sends the
+    # function with each task) reuses the first copy and its compiled specializations.
+    token = None if values is None or impl._identity is None else keys.digest(
+        "pickled-jit", impl._identity, impl.options.key(), impl.disk_cache, values)
+    return _unpickle_jit, (impl._fn, impl.options, impl.disk_cache, sources, token)
+
+
+def _annotation_globals(fn: Any, chains: list[tuple[str, ...]]) -> dict[str, Any]:
+    """The globals the source reads outside the function's code (its annotations, e.g.
+    ``pl`` and a dynamic size ``N``), which ``cloudpickle`` does not send with it."""
+    names = {chain[0] for chain in chains} - set(fn.__code__.co_names)
+    return {n: fn.__globals__[n] for n in sorted(names) if n in fn.__globals__}
+
+
+def _resolve(module: str | None, qualname: str) -> Any:
+    found: Any = sys.modules.get(module or "")
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return found
+
+
+def _source_lines(fn: Any) -> tuple[str, int, list[str]] | None:
+    """(file, first line, lines) of a function's definition, or None (no source)."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        return inspect.getsourcefile(fn) or fn.__code__.co_filename, first, lines
+    except (OSError, TypeError):
+        return None
+
+
+_unpickled: dict[str, Any] = {}
+_UNPICKLED_LIMIT = 256
+
+
+def _unpickle_jit(fn: Any, options: CompileOptions, disk_cache: bool,
+                  sources: list[tuple[Any, str, int, list[str], dict[str, Any]]],
+                  token: str | None = None) -> Any:
+    """A ``@jit`` object rebuilt from a pickle (``_pickle_dispatcher``). Each function gets
+    back its file name (``cloudpickle`` replaces it) and the sender's lines are put in
+    ``linecache`` at that file and line (where this machine's copy differs, or there is
+    none): the parser, its error messages and the cache key read the sender's source.
+    Globals that only its annotations read are added to its globals where missing."""
+    if token is not None and token in _unpickled:
+        return _unpickled[token]
+    for function, filename, first, lines, names in sources:
+        code = function.__code__
+        if code.co_filename != filename:
+            function.__code__ = code.replace(co_filename=filename)
+        for name, value in names.items():
+            function.__globals__.setdefault(name, value)
+        current = linecache.getlines(filename)
+        if current[first - 1:first - 1 + len(lines)] == lines:
+            continue
+        merged = list(current) + ["\n"] * max(0, first - 1 + len(lines) - len(current))
+        merged[first - 1:first - 1 + len(lines)] = lines
+        linecache.cache[filename] = (sum(map(len, merged)), None, merged, filename)
+    dispatcher = jit(fn, options=options, cache=disk_cache)
+    if token is not None:
+        if len(_unpickled) >= _UNPICKLED_LIMIT:
+            _unpickled.pop(next(iter(_unpickled)))
+        _unpickled[token] = dispatcher
+    return dispatcher
 
 
 def _describe_entry(dispatcher: Any, target: Any, entry: str | None) -> None:
