@@ -56,14 +56,19 @@ _logs.configure_from_env()
 
 
 def __getattr__(name: str) -> object:
-    """``dsl_runtime.kernel``: dsl-parser's ``pl.kernel``, imported on first use."""
+    """``dsl_runtime.kernel``: dsl-parser's ``pl.kernel``; ``dsl_runtime.export``: the
+    ahead-of-time export (``dsl_runtime.aot``); both imported on first use."""
     if name == "kernel":
         from dsl_parser.language import kernel
 
         return kernel
+    if name == "export":
+        from .aot import export
+
+        return export
     raise AttributeError(f"module 'dsl_runtime' has no attribute {name!r}")
 
 
 __all__ = ["Autotuner", "CompileError", "CompileOptions", "CompiledFunction", "DeviceArray",
            "JitFunction", "KernelABI", "__version__", "autotune", "cache_stats", "compile",
-           "configure_cache", "jit", "kernel"]
+           "configure_cache", "export", "jit", "kernel"]

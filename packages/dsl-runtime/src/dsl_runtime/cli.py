@@ -1,4 +1,4 @@
-"""The ``dsl`` command: compile, run, cache, doctor."""
+"""The ``dsl`` command: compile, run, export, cache, doctor."""
 
 from __future__ import annotations
 
@@ -267,6 +267,22 @@ def _doctor_extensions() -> bool:
     return not failed
 
 
+def cmd_export(ns: argparse.Namespace) -> int:
+    from .aot import export
+
+    jf = load_target(ns.target)
+    if ns.backend:
+        jf.options = jf.options.updated(backend=ns.backend)
+    if ns.chip:
+        jf.options = jf.options.updated(
+            pipeline_options={**jf.options.pipeline_options, "chip": ns.chip})
+    done = export(jf, *example_args(jf, ns.arg_types), path=ns.output, name=ns.name)
+    for written in (done.library, done.header, done.abi, done.runtime):
+        if written is not None:
+            print(written)
+    return 0
+
+
 def _writable(path: Path) -> bool:
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -297,6 +313,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--repeat", type=int, default=10)
     r.add_argument("--timings", action="store_true")
     r.set_defaults(func=cmd_run)
+    e = sub.add_parser("export", help="write FILE::FUNC as a shared library, a C header and "
+                                      "its ABI as JSON (no Python needed to call it)")
+    e.add_argument("target", help="FILE::FUNC")
+    e.add_argument("-o", "--output", required=True, help="folder to write into")
+    e.add_argument("--arg-types", help="e.g. 'f32[1024],f32[1024],=4' (needed for specialized params)")
+    e.add_argument("--name", help="library and C symbol prefix (default: the function's name)")
+    e.add_argument("--backend", choices=["cpu", "nvptx"], help="default: the function's")
+    e.add_argument("--chip", help="GPU architecture for the nvptx backend (default sm_80)")
+    e.set_defaults(func=cmd_export)
     k = sub.add_parser("cache", help="inspect or clear the disk cache")
     k.add_argument("action", choices=["ls", "clear", "stats", "prune"])
     k.add_argument("function", nargs="?", default=None,
