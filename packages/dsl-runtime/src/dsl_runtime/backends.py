@@ -8,7 +8,8 @@ checks the values). Two implementations:
   interface: ``get`` packs a verified entry folder, ``put`` unpacks, verifies and writes
   one. Its names are the 64-hex-digit keys of the disk cache.
 - ``RedisBackend``: one Redis string per entry (``redis://host:port/db``), with bounded
-  reads and short socket timeouts; transport faults raise ``BackendError``.
+  reads and short socket timeouts; transport faults raise ``BackendError``, a server's
+  refusal (full, read-only) ``Refused``.
 
 Any object with the same ``name``/``get``/``put`` can be passed to
 ``dsl_runtime.configure_cache`` (an object store, a shared file system).
@@ -16,7 +17,6 @@ Any object with the same ``name``/``get``/``put`` can be passed to
 
 from __future__ import annotations
 
-import contextlib
 import re
 import struct
 from typing import Any, Protocol, runtime_checkable
@@ -115,57 +115,50 @@ class DiskBackend:
 
 
 class RedisBackend:
-    """Entries as Redis strings under ``dsl:<name>`` (the ``redis`` package, imported
-    when the backend is made: ``pip install dsl-runtime[redis]``)."""
+    """Entries as Redis strings under ``dsl:<name>``, through ``dsl_runtime.resp`` (a
+    standard-library client: the ``redis`` package takes longer to import than a compile).
+    No retries: a fault costs one timeout, then the caller compiles locally."""
 
     def __init__(self, url: str, timeout: float = 1.0, prefix: str = "dsl:") -> None:
-        try:
-            import redis
-            from redis.backoff import NoBackoff
-            from redis.retry import Retry
-        except ImportError as err:
-            raise BackendError(f"{url}: the redis package is not installed "
-                               "(pip install dsl-runtime[redis])") from err
+        from . import resp
+
         self.name = _redact(url)
         self.prefix = prefix
-        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
         try:
-            # No retries: a fault costs one timeout, then the caller compiles locally.
-            self._client: Any = redis.Redis.from_url(
-                url, socket_timeout=timeout, socket_connect_timeout=timeout,
-                retry=Retry(NoBackoff(), 0), retry_on_timeout=False)
-        except (ValueError, *self._errors) as err:
+            address = resp.parse_url(url)
+        except ValueError as err:
             raise BackendError(f"{self.name}: {err}") from err
+        self._client = resp.Client(address, timeout, VALUE_LIMIT + 1)
 
     def _key(self, key: str) -> str:
         if not _VALID_NAME.fullmatch(key):
             raise ValueError(f"invalid cache name {key[:80]!r}")
         return self.prefix + key
 
+    def _send(self, *args: bytes | str | int) -> Any:
+        from . import resp
+
+        try:
+            return self._client.command(*args)
+        except resp.ConnectionFailed as err:
+            raise BackendError(str(err)) from err
+        except resp.ServerError as err:  # e.g. OOM: maxmemory reached, noeviction
+            raise Refused(f"the server answered: {err}") from err
+
     def get(self, key: str) -> bytes | None:
         """The value (None: missing). Reads at most ``VALUE_LIMIT`` + 1 bytes: a longer
         value comes back that long and fails its checks."""
-        name = self._key(key)
-        try:
-            value = self._client.getrange(name, 0, VALUE_LIMIT)
-        except self._errors as err:
-            raise BackendError(f"{type(err).__name__}: {err}") from err
-        return bytes(value) if value else None
+        value = self._send("GETRANGE", self._key(key), 0, VALUE_LIMIT)
+        return bytes(value) if isinstance(value, bytes) and value else None
 
     def put(self, key: str, data: bytes) -> None:
-        import redis
+        self._send("SET", self._key(key), data)
 
-        name = self._key(key)
-        try:
-            self._client.set(name, data)
-        except redis.ResponseError as err:  # e.g. OOM: maxmemory reached, noeviction
-            raise Refused(f"{type(err).__name__}: {err}") from err
-        except self._errors as err:
-            raise BackendError(f"{type(err).__name__}: {err}") from err
+    def ping(self) -> bool:
+        return bool(self._send("PING") == "PONG")
 
     def close(self) -> None:
-        with contextlib.suppress(*self._errors):
-            self._client.close()
+        self._client.close()
 
 
 def _redact(url: str) -> str:

@@ -261,7 +261,9 @@ class JitFunction(Generic[P, R]):
             compiled = self._from_disk(disk_key, overrides, contributed)
             if compiled is not None:
                 self.timings = {**compiled.timings, "total": time.perf_counter() - start}
-                log.info("disk cache hit for %s%s (key %s) in %.1f ms", self.name,
+                log.info("%s hit for %s%s (key %s) in %.1f ms",
+                         "shared cache" if compiled.source == "shared-cache" else "disk cache",
+                         self.name,
                          _describe_key(key), disk_key[:12], self.timings["total"] * 1e3)
                 return compiled
             log.info("disk cache miss for %s%s (key %s)", self.name, _describe_key(key),

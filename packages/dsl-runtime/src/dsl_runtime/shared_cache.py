@@ -245,7 +245,7 @@ def fetch(key: str) -> cache.Hit | None:
     except BackendError as err:
         _fault(remote, "get", err)
         return None
-    except Exception as err:  # a user-provided backend's own failure
+    except Exception as err:  # Refused, or a user-provided backend's own failure
         _fault(remote, "get", err)
         return None
     if value is None:
