@@ -35,21 +35,26 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
+    def start(self, *extra: str) -> None:
         exe = shutil.which("redis-server")
         assert exe is not None
         self.proc = subprocess.Popen(
             [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.folder), "--enable-debug-command", "yes"],
+             "--appendonly", "no", "--dir", str(self.folder), "--enable-debug-command", "yes",
+             *extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             try:
-                if self.client().ping():
+                if self.client(password=self._password(extra)).ping():
                     return
             except Exception:
                 time.sleep(0.02)
         raise RuntimeError("redis-server did not start")
+
+    @staticmethod
+    def _password(extra: tuple[str, ...]) -> str | None:
+        return extra[extra.index("--requirepass") + 1] if "--requirepass" in extra else None
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -60,7 +65,10 @@ class RedisServer:
     def client(self, **kwargs: Any) -> Any:
         import redis
 
-        return redis.Redis(host="127.0.0.1", port=self.port, **{"socket_timeout": 5, **kwargs})
+        return redis.Redis(host="127.0.0.1", port=self.port,
+                           **{"socket_timeout": 5, "password": self.password, **kwargs})
+
+    password: str | None = None
 
     def values(self) -> dict[str, bytes]:
         c = self.client()

@@ -365,3 +365,39 @@ def test_configuration_errors_are_clear(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("DSL_CACHE_TIMEOUT", "-1")
     assert not shared_cache.active()
     assert "DSL_CACHE_TIMEOUT" in warnings_of(caplog)[-1]
+
+
+def test_redis_urls() -> None:
+    from dsl_runtime.resp import Address, parse_url
+
+    assert parse_url("redis://:s3cret@cache.internal:7000/3") == Address(
+        host="cache.internal", port=7000, db=3, password="s3cret")
+    assert parse_url("redis://alice:p%40ss@h") == Address(host="h", username="alice",
+                                                         password="p@ss")
+    assert parse_url("rediss://h:6380/0").tls
+    assert parse_url("unix:///run/redis.sock?db=2") == Address(path="/run/redis.sock", db=2)
+    for bad, message in (("http://h/", "not a redis"), ("redis://h:port/", "bad port"),
+                         ("redis://h/zero", "must be a number"), ("unix://", "path")):
+        with pytest.raises(ValueError, match=message):
+            parse_url(bad)
+    # The URL's password never reaches a log line.
+    assert backends.RedisBackend("redis://:s3cret@h:1/0").name == "redis://***@h:1/0"
+
+
+def test_a_password_protected_redis(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                    linecache_sources: None) -> None:
+    require_redis()
+    server = RedisServer(tmp_path)
+    server.start("--requirepass", "pw-0123")
+    server.password = "pw-0123"
+    try:
+        configure_cache(f"redis://:pw-0123@127.0.0.1:{server.port}/5", key=KEY)
+        run_kernel(1.5)
+        assert len(server.client(db=5).keys("*")) == 1
+        caplog.set_level(logging.WARNING, "dsl_runtime.cache")
+        configure_cache(f"redis://:wrong@127.0.0.1:{server.port}/5", key=KEY)
+        assert run_kernel(2.5)[1] == "compiled"
+        (warning,) = warnings_of(caplog)
+        assert "login refused" in warning and "wrong" not in warning
+    finally:
+        server.stop()

@@ -131,16 +131,13 @@ class Client:
 
                 sock = ssl.create_default_context().wrap_socket(sock, server_hostname=a.host)
         self._sock, self._reader = sock, sock.makefile("rb")
-        if a.password is not None:
-            login = (a.username, a.password) if a.username else (a.password,)
-            self._checked(self._roundtrip(("AUTH", *login)))
-        if a.db:
-            self._checked(self._roundtrip(("SELECT", a.db)))
-
-    @staticmethod
-    def _checked(reply: Any) -> None:
-        if isinstance(reply, ServerError):
-            raise ConnectionFailed(f"login refused: {reply}")
+        try:
+            if a.password is not None:
+                self._roundtrip(("AUTH", *((a.username,) if a.username else ()), a.password))
+            if a.db:
+                self._roundtrip(("SELECT", a.db))
+        except ServerError as err:
+            raise ConnectionFailed(f"login refused: {err}") from err
 
     def _line(self) -> bytes:
         line = self._reader.readline(_LINE_LIMIT)
