@@ -63,6 +63,9 @@ def main() -> None:
         out = blocks.map_blocks(norm_project, gamma, beta, w, chunks=(2_500, H),
                                 dtype=np.float32)
         x, result = da.compute(blocks, out)
+        # One call as a task of its own (client.submit), on the first block.
+        first = client.submit(norm_project, x[:2_500], gamma, beta, w).result()
+        np.testing.assert_array_equal(first, result[:2_500])
         per_worker = cast("dict[str, dict[str, int]]", client.run(dsl_runtime.cache_stats))
     np.testing.assert_allclose(result, reference(x, gamma, beta, w), rtol=1e-4, atol=1e-4)
     compiles = {addr.rsplit(":", 1)[-1]: s.get("compiles", 0) for addr, s in per_worker.items()}

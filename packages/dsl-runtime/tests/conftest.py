@@ -18,9 +18,10 @@ def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     cache_dir = tmp_path / "dsl-cache"
     monkeypatch.setenv("DSL_CACHE_DIR", str(cache_dir))
     monkeypatch.delenv("DSL_DISABLE_DISK_CACHE", raising=False)
-    for name in ("DSL_CACHE_BACKEND", "DSL_CACHE_KEY", "DSL_CACHE_KEY_FILE", "DSL_CACHE_TIMEOUT"):
+    from dsl_runtime import knobs, shared_cache
+
+    for name in knobs.SHARED_CACHE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    from dsl_runtime import shared_cache
 
     shared_cache.reset_stats()
     yield cache_dir

@@ -16,6 +16,12 @@ the project's test suites turn it on) |
 each write the least recently used entries are evicted |
 | ``DSL_LOG`` | unset | ``compile,cache,tune`` (or ``all``): one line per compile, disk-cache \
 event and tuning on stderr (``dsl_runtime.logs``) |
+| ``DSL_CACHE_BACKEND`` | unset | a shared compile cache, ``redis://host:port/db`` \
+(``rediss://``, ``unix://``; docs/distributed.md) |
+| ``DSL_CACHE_KEY`` | unset | the shared cache's signing key (at least 16 bytes): without one, \
+only IR is shared |
+| ``DSL_CACHE_KEY_FILE`` | unset | a file holding the signing key (mode 600, owned by the user) |
+| ``DSL_CACHE_TIMEOUT`` | ``1.0`` | seconds the shared cache may take per operation |
 """
 
 from __future__ import annotations
@@ -67,3 +73,14 @@ def read_boundscheck() -> bool:
     if value not in ("", "0", "1", "true", "false", "yes", "no", "on", "off"):
         raise ValueError(f"DSL_BOUNDSCHECK must be 0 or 1, got {value!r}")
     return _flag("DSL_BOUNDSCHECK")
+
+
+#: The shared cache's settings, in the order ``read_shared_cache`` returns them.
+SHARED_CACHE_VARIABLES = ("DSL_CACHE_BACKEND", "DSL_CACHE_KEY", "DSL_CACHE_KEY_FILE",
+                          "DSL_CACHE_TIMEOUT")
+
+
+def read_shared_cache() -> tuple[str, ...]:
+    """The raw values of ``SHARED_CACHE_VARIABLES`` ("" when unset); checked by
+    ``dsl_runtime.shared_cache`` when it makes the backend."""
+    return tuple(os.environ.get(name, "") for name in SHARED_CACHE_VARIABLES)

@@ -29,7 +29,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from . import backends, cache
+from . import backends, cache, knobs
 from .backends import BackendError, CacheBackend, Refused
 
 log = logging.getLogger("dsl_runtime.cache")
@@ -128,11 +128,9 @@ def _check_key(key: bytes | str | None, where: str) -> bytes | None:
     return raw
 
 
-def _key_from_env() -> bytes | None:
-    text = os.environ.get("DSL_CACHE_KEY", "")
+def _key_from_env(text: str, path: str) -> bytes | None:
     if text:
         return _check_key(text.strip(), "DSL_CACHE_KEY")
-    path = os.environ.get("DSL_CACHE_KEY_FILE", "")
     if not path:
         return None
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -150,18 +148,18 @@ def _key_from_env() -> bytes | None:
 def _env_remote() -> _Remote | None:
     """The shared cache the environment names (made once per distinct setting)."""
     global _from_env
-    setting = tuple(os.environ.get(v, "") for v in (
-        "DSL_CACHE_BACKEND", "DSL_CACHE_KEY", "DSL_CACHE_KEY_FILE", "DSL_CACHE_TIMEOUT"))
+    setting = knobs.read_shared_cache()
     if _from_env is not None and _from_env[0] == setting:
         return _from_env[1]
-    url, _, _, timeout = setting
+    url, key_text, key_path, timeout = setting
     remote = None
     if url.strip():
         try:
             seconds = float(timeout) if timeout.strip() else DEFAULT_TIMEOUT
             if not seconds > 0:
                 raise ValueError(f"DSL_CACHE_TIMEOUT must be a positive number, got {timeout!r}")
-            remote = _Remote(backends.from_url(url.strip(), seconds), _key_from_env())
+            remote = _Remote(backends.from_url(url.strip(), seconds),
+                             _key_from_env(key_text, key_path))
         except (OSError, ValueError, BackendError) as err:
             _warn_once(f"config:{setting}", "dsl: not using the shared cache: %s", err)
     _from_env = (setting, remote)
