@@ -21,6 +21,7 @@ first compile.
 from __future__ import annotations
 
 import sys as _sys
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._compat import check_siblings as _check_siblings
 from ._version import __version__ as __version__
@@ -50,6 +51,9 @@ from .shared_cache import configure_cache as configure_cache  # noqa: E402
 from .shared_cache import stats as cache_stats  # noqa: E402
 from .tuning import Autotuner as Autotuner  # noqa: E402
 from .tuning import autotune as autotune  # noqa: E402
+
+if _TYPE_CHECKING:  # at run time, imported on first use (__getattr__)
+    from .aot import export as export
 
 _adapters.register()
 _logs.configure_from_env()
