@@ -217,6 +217,27 @@ def test_forged_and_corrupted_entries_are_never_loaded(tmp_path: Path,
             == files["dsl.mlir"], why
 
 
+@pytest.mark.parametrize("planted", [
+    "func.func private @system(i64) -> i32",
+    'llvm.mlir.global external @planted(0 : i64) : i64',
+])
+def test_unsigned_ir_may_not_reach_outside_itself(tmp_path: Path, redis_server: RedisServer,
+                                                  planted: str) -> None:
+    """IR that declares an external function (callable: the JIT resolves it in the
+    process) or holds another dialect's ops is not compiled from an unsigned entry."""
+    child(tmp_path, "a", DSL_CACHE_BACKEND=redis_server.url)
+    (name, value), = redis_server.values().items()
+    key = name.rsplit(":", 1)[1]
+    files = backends.unpack(value[5:])
+    text = files["dsl.mlir"].decode()
+    files["dsl.mlir"] = text.replace("module {", "module {\n  " + planted, 1).encode()
+    assert files["dsl.mlir"] != text.encode()
+    redis_server.client().set(name, seal(None, key, files))
+    report, err = child(tmp_path, "victim", DSL_CACHE_BACKEND=redis_server.url)
+    assert report["result"] == expected() and report["source"] == "compiled"
+    assert "unsigned entries may hold only what dsl-parser emits" in err
+
+
 # -- faults, in this process ---------------------------------------------------------------
 def make_kernel(scale: float) -> Any:
     """A distinct small @jit function per call (its own cache key)."""

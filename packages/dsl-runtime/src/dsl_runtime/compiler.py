@@ -218,6 +218,7 @@ def load_dsl(abi: KernelABI, dsl_text: str, options: CompileOptions,
     except dsl_mlir.MLIRDiagnosticError as err:
         raise from_mlir(f"the shared cache's IR of {abi.function} is invalid", err) from None
     timings["parse"] = time.perf_counter() - t
+    _check_shared_ir(module, abi.function)
     if options.gpu:
         _require_gpu()
     lowered, engine = lower_and_jit(abi.function, module, options, timings,
@@ -227,3 +228,32 @@ def load_dsl(abi: KernelABI, dsl_text: str, options: CompileOptions,
         abi.function, abi, kernel, Artifacts(dsl=dsl_text, lowered=str(lowered),
                                              codegen=codegen(options)),
         timings, keepalive=(ctx, lowered, engine), source="shared-cache"), options)
+
+
+#: Dialects whose ops IR from an unsigned shared cache may hold: what dsl-parser emits.
+#: Not ``llvm`` (an external declaration would call any symbol of the process, e.g.
+#: ``system``), nor an extension's dialect (only signed entries carry those).
+SHARED_IR_DIALECTS = frozenset({"builtin", "func", "arith", "math", "scf", "cf", "tensor",
+                                "memref", "dsl", "gpu", "index", "linalg", "vector",
+                                "affine", "bufferization", "complex", "ub"})
+
+
+def _check_shared_ir(module: Any, function: str) -> None:
+    """CompileError unless every op of ``module`` is of ``SHARED_IR_DIALECTS`` and every
+    function has a body: unsigned IR calls nothing outside itself."""
+    from dsl_mlir import ir
+
+    problems: list[str] = []
+
+    def visit(op: Any) -> Any:
+        name = str(op.name)
+        if name.split(".", 1)[0] not in SHARED_IR_DIALECTS:
+            problems.append(f"an op of another dialect ({name})")
+        elif name in ("func.func", "gpu.func") and not op.regions[0].blocks:
+            problems.append("an external function declaration")
+        return ir.WalkResult.INTERRUPT if problems else ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if problems:
+        raise CompileError(f"the shared cache's IR of {function} holds {problems[0]}: "
+                           "unsigned entries may hold only what dsl-parser emits")
