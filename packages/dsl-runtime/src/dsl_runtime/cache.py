@@ -281,10 +281,11 @@ def store(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta: dict
     from . import shared_cache
 
     target = (remote or shared_cache.current()) if publish else None
-    if not enabled() and target is None:
-        return
+    local = enabled() and str(_cache_dir()) not in _warned and not _path(key).exists()
+    if not local and target is None:
+        return  # (no linking for an entry another process stored, or a refused folder)
     blobs = entry_files(key, abi, dsl_text, lowered_text, meta, dump_object, extra)
-    if enabled():
+    if local:
         store_files(key, blobs)
     if target is not None:
         shared_cache.publish(key, blobs, target)
