@@ -422,3 +422,32 @@ def test_a_password_protected_redis(tmp_path: Path, caplog: pytest.LogCaptureFix
         assert "login refused" in warning and "wrong" not in warning
     finally:
         server.stop()
+
+
+def test_dsl_doctor_reports_the_shared_cache(redis_server: RedisServer,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from redis_server import _free_port
+
+    from dsl_runtime import cli
+
+    def doctor() -> tuple[int, str]:
+        shared_cache.reset()
+        code = cli.main(["doctor"])
+        line = next(x for x in capsys.readouterr().out.splitlines()
+                    if x.startswith("shared cache:"))
+        return code, line
+
+    assert doctor()[1] == "shared cache: off (DSL_CACHE_BACKEND unset)"
+    monkeypatch.setenv("DSL_CACHE_BACKEND", redis_server.url)
+    monkeypatch.setenv("DSL_CACHE_KEY", KEY)
+    code, line = doctor()
+    assert f"{redis_server.url}, signed (key " in line and "reachable (" in line
+    monkeypatch.delenv("DSL_CACHE_KEY")
+    assert "IR only (no signing key), reachable" in doctor()[1]
+    monkeypatch.setenv("DSL_CACHE_BACKEND", f"redis://127.0.0.1:{_free_port()}/0")
+    code, line = doctor()
+    assert code == 1 and "NOT reachable: ConnectionRefusedError" in line
+    monkeypatch.setenv("DSL_CACHE_BACKEND", "memcached://h")
+    code, line = doctor()
+    assert code == 1 and "set but unusable" in line

@@ -223,8 +223,12 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
     writable = _writable(root)
     print(f"cache: {root} ({'enabled' if cache.enabled() else 'disabled'}, "
           f"{'writable' if writable else 'NOT writable'})")
+    from . import shared_cache
+
+    shared, line = shared_cache.check()
+    print(f"shared cache: {line}")
     print(f"host target: {keys.host_target()}")
-    return 0 if ok and writable else 1
+    return 0 if ok and writable and shared else 1
 
 
 def _installed(dist: str) -> str:

@@ -181,11 +181,36 @@ def active() -> bool:
     return current() is not None
 
 
+def check() -> tuple[bool, str]:
+    """(usable, a line for ``dsl doctor``): the backend, signed or IR only, and whether it
+    answers (backends with a ``ping`` method)."""
+    remote = _remote()
+    if remote is None:
+        if not _explicit and knobs.read_shared_cache()[0].strip():
+            return False, "DSL_CACHE_BACKEND is set but unusable (see the warning above)"
+        return True, "off (DSL_CACHE_BACKEND unset)"
+    mode = (f"signed (key {_fingerprint(remote.key)})" if remote.key is not None
+            else "IR only (no signing key)")
+    ping = getattr(remote.backend, "ping", None)
+    if ping is None:
+        return True, f"{remote.backend.name}, {mode}"
+    start = time.perf_counter()
+    try:
+        answered = bool(ping())
+    except Exception as err:
+        return False, f"{remote.backend.name}, {mode}, NOT reachable: {err}"
+    took = (time.perf_counter() - start) * 1e3
+    return answered, f"{remote.backend.name}, {mode}, reachable ({took:.1f} ms)"
+
+
+def _fingerprint(secret: bytes) -> str:
+    return hashlib.sha256(b"dsl-cache-key-id\0" + secret).hexdigest()[:16]
+
+
 def _name(remote: _Remote, key: str) -> str:
     if remote.key is None:
         return f"v1:ir:{key}"
-    fingerprint = hashlib.sha256(b"dsl-cache-key-id\0" + remote.key).hexdigest()[:16]
-    return f"v1:{fingerprint}:{key}"
+    return f"v1:{_fingerprint(remote.key)}:{key}"
 
 
 def _tag(secret: bytes, key: str, packed: bytes) -> bytes:
