@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,3 +27,15 @@ def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     shared_cache.reset_stats()
     yield cache_dir
     shared_cache.reset()
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[Any]:
+    """A real redis-server on loopback, for this test only (tests/redis_server.py)."""
+    from redis_server import RedisServer, require_redis
+
+    require_redis()
+    server = RedisServer(tmp_path)
+    server.start()
+    yield server
+    server.stop()

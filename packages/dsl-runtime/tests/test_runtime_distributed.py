@@ -9,13 +9,12 @@ import os
 import pickle
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from redis_server import RedisServer, require_redis
+from redis_server import RedisServer
 
 import dsl_parser.language as pl
 from dsl_runtime import jit
@@ -37,15 +36,6 @@ cache.flush()
 print(json.dumps({"result": result.tolist(), "source": fn.compile(x).source,
                   "stats": dsl_runtime.cache_stats(), "file": fn.__wrapped__.__code__.co_filename}))
 """
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    require_redis()
-    server = RedisServer(tmp_path)
-    server.start()
-    yield server
-    server.stop()
 
 
 def generated(tmp_path: Path, body: str = "x * SCALE + 1.0") -> Any:

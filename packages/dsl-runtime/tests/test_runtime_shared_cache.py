@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +27,6 @@ OTHER_KEY = "z" * 16 + "-someone-else-999"
 X = np.arange(6, dtype=np.float32)
 Y = np.full(6, 0.5, np.float32)
 N = pl.dynamic("N")
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    require_redis()
-    server = RedisServer(tmp_path)
-    server.start()
-    yield server
-    server.stop()
 
 
 def child(tmp_path: Path, cache_name: str, fn: str = "scale_add", timeout: float = 120,
