@@ -441,3 +441,23 @@ def test_dsl_doctor_reports_the_shared_cache(redis_server: RedisServer,
     monkeypatch.setenv("DSL_CACHE_BACKEND", "memcached://h")
     code, line = doctor()
     assert code == 1 and "set but unusable" in line
+
+
+def test_threads_share_one_connection(redis_server: RedisServer,
+                                      linecache_sources: None) -> None:
+    """Compiles on several threads at once: lookups and background publishes share one
+    connection (one command at a time) and every entry arrives whole."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    configure_cache(redis_server.url, key=KEY)
+    scales = (1.5, 2.5, 3.5, 4.5, 5.5, 6.5)
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(run_kernel, scales))
+    assert [source for _, source in results] == ["compiled"] * len(scales)
+    values = redis_server.values()
+    assert len(values) == len(scales)
+    for name, value in values.items():
+        hit, _ = unseal(KEY.encode(), name.rsplit(":", 1)[1], value)
+        assert hit.abi.function == "k"
+    stats = shared_cache.stats()
+    assert stats["remote_misses"] == stats["remote_published"] == len(scales)
