@@ -99,7 +99,29 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name:<24}{statements:>11}{best:>10.2f}{median:>11.2f}"
               f"{best * 1e3 / statements:>9.1f}{floor:>14.2f}{best / floor:>13.1f}x")
     print(f"\n{PUBLISHED}")
+    lowering_threads(max(10, args.repeat))
     scaling(max(3, args.repeat // 5))
+
+
+def lowering_threads(repeat: int) -> None:
+    """The pipeline on the calling thread (the runtime's contexts: ``"auto"``) against
+    the context's thread pool (MLIR's default), each run in a fresh context (median ms),
+    for a 3-op kernel and a 200-statement chain."""
+    import dsl_mlir
+
+    print(f"\nLowering, one thread vs the context's pool (median of {repeat} fresh contexts)")
+    print(f"{'kernel':<24}{'one thread ms':>15}{'pool ms':>10}{'pool/one':>10}")
+    for name, text in (("3 ops", elementwise_line(3)), ("200-op chain", elementwise_line(200))):
+        medians = []
+        for threading in ("auto", True):
+            times = []
+            for _ in range(repeat):
+                module = pl.parse(text, context=dsl_mlir.context(multithreading=threading)).module
+                start = time.perf_counter()
+                dsl_mlir.lower(module)
+                times.append((time.perf_counter() - start) * 1e3)
+            medians.append(statistics.median(times))
+        print(f"{name:<24}{medians[0]:>15.2f}{medians[1]:>10.2f}{medians[1] / medians[0]:>9.2f}x")
 
 
 ELEMENTWISE = ("pl.add({a}, y)", "pl.sub({a}, x)", "pl.mul({a}, y)", "pl.mul({a}, 0.5)")
