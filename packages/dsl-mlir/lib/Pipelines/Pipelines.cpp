@@ -146,8 +146,13 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
        // by the out-param (no copy).
        "canonicalize,dsl-mark-result-sizes,"
        "buffer-results-to-out-params{hoist-static-allocs hoist-dynamic-allocs modify-public-functions},"
-       "dsl-check-result-sizes,"
-       "ownership-based-buffer-deallocation,canonicalize,"
+       "dsl-check-result-sizes,";
+  // A fused row loop allocates its row temporaries (softmax's exp of a row)
+  // once, before the loop, instead of a malloc/free per row. Not out of
+  // parallel loops, whose iterations run at once on several threads.
+  if (!opts.parallel)
+    p += "func.func(buffer-loop-hoisting),";
+  p += "ownership-based-buffer-deallocation,canonicalize,"
        "buffer-deallocation-simplification,bufferization-lower-deallocations,"
        "cse,canonicalize,dsl-lower-strided-copies,"
        "func.func(convert-linalg-to-loops),"
@@ -226,6 +231,7 @@ void registerUpstreamPasses() {
   bufferization::registerOwnershipBasedBufferDeallocationPass();
   bufferization::registerBufferDeallocationSimplificationPass();
   bufferization::registerLowerDeallocationsPass();
+  bufferization::registerBufferLoopHoistingPass();
   memref::registerExpandStridedMetadataPass();
   registerSCFToControlFlowPass();
   registerLowerAffinePass();
