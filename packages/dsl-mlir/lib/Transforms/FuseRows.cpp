@@ -173,10 +173,14 @@ struct DslFuseRows : dsl::impl::DslFuseRowsBase<DslFuseRows> {
 
   /// A producer used by two fused ops is fused once for each, along index
   /// computations that differ only until folded: folds them, then merges the
-  /// copies (one reduction per row, not two).
+  /// copies (one reduction per row, not two). The row loop's bounds are read
+  /// (tensor.dim) from the fused consumer's operands, i.e. from the original
+  /// producers: read from their operands instead, or the whole-tensor
+  /// producers stay alive and run before the loop (dynamic sizes).
   static void tidy(RewriterBase &rewriter, func::FuncOp func) {
     MLIRContext *ctx = rewriter.getContext();
     RewritePatternSet patterns(ctx);
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
     affine::AffineLinearizeIndexOp::getCanonicalizationPatterns(patterns, ctx);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);

@@ -1,5 +1,6 @@
 // RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,canonicalize,func.func(dsl-fuse-elementwise,dsl-fuse-rows))' | FileCheck %s
 // RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,canonicalize,func.func(dsl-fuse-elementwise,dsl-fuse-rows{parallel}))' | FileCheck %s --check-prefix=PAR
+// RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(convert-dsl-to-linalg,canonicalize,func.func(dsl-fuse-elementwise{row-temporaries},dsl-fuse-rows))' | FileCheck %s --check-prefix=TMP
 
 // Layer norm: the mean, the variance and the normalization are one loop over
 // rows (each row reduced twice and normalized while in the cache); nothing is
@@ -43,6 +44,15 @@ func.func @layernorm(%x: tensor<256x256xf32>, %g: tensor<256xf32>) -> tensor<256
 // CHECK: return
 // PAR-LABEL: func.func @dynamic_softmax(
 // PAR: scf.forall
+// With row temporaries (the pipeline's setting), exp(x - max) is a producer of
+// its own: the loop's bound is read from the input, not from that producer's
+// result, which would keep a whole-tensor max and exp running before the loop.
+// TMP-LABEL: func.func @dynamic_softmax(
+// TMP: %[[ROWS:.*]] = tensor.dim %arg0, %c0
+// TMP-NOT: linalg.generic
+// TMP: scf.for %{{.*}} = %c0 to %[[ROWS]] step %c1
+// TMP: math.exp
+// TMP: return
 func.func @dynamic_softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %m = dsl.max %x [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
   %d = dsl.sub %x, %m : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
