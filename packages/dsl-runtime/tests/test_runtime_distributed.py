@@ -55,6 +55,7 @@ def generated(tmp_path: Path, body: str = "x * SCALE + 1.0") -> Any:
 def load_elsewhere(data: bytes, tmp_path: Path, cache_name: str, **env: str) -> dict[str, Any]:
     full = {k: v for k, v in os.environ.items() if not k.startswith("DSL_CACHE")}
     full.update(DSL_CACHE_DIR=str(tmp_path / cache_name), **env)
+    full.setdefault("DSL_CACHE_TIMEOUT", "30")  # a loaded machine is not a fault
     proc = subprocess.run([sys.executable, "-c", LOADER], input=data, env=full,
                           capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
@@ -86,7 +87,7 @@ def test_a_worker_loads_the_senders_compile_from_the_shared_cache(
 
     from dsl_runtime import cache, configure_cache
 
-    configure_cache(redis_server.url, key=KEY)
+    configure_cache(redis_server.url, key=KEY, timeout=30.0)
     fn = generated(tmp_path)
     x = np.arange(5, dtype=np.float32)
     fn(x)
@@ -119,7 +120,8 @@ def test_dask_pipeline_compiles_once_for_all_workers(tmp_path: Path,
     env = {k: v for k, v in os.environ.items() if not k.startswith("DSL_CACHE")}
     # No disk cache anywhere: what the workers do not compile comes from Redis.
     env.update(DSL_CACHE_BACKEND=redis_server.url, DSL_CACHE_KEY=KEY,
-               DSL_DISABLE_DISK_CACHE="1", DSL_CACHE_DIR=str(tmp_path / "unused"))
+               DSL_DISABLE_DISK_CACHE="1", DSL_CACHE_DIR=str(tmp_path / "unused"),
+               DSL_CACHE_TIMEOUT="30")
     proc = subprocess.run([sys.executable, str(ROOT / "examples" / "dask_pipeline.py")],
                           env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-4000:]
