@@ -213,3 +213,33 @@ def test_entries_are_written_in_the_background_and_flushed(_isolated_cache: Path
     (entry,) = cache.entries()
     assert {"abi.json", "dsl.mlir", "lowered.mlir", "manifest.json"} <= {p.name for p in entry.path.iterdir()}
     assert not [p for p in _isolated_cache.rglob(".tmp-*")]
+
+
+def test_flush_waits_for_writes_queued_by_other_threads(_isolated_cache: Path) -> None:
+    """store_later from many threads at once: flush() returns only when every entry is
+    on disk (a queued thread not started yet was dropped by another call's pruning)."""
+    import threading
+
+    from dsl_runtime import cache as disk
+
+    files = []
+    barrier = threading.Barrier(8)
+
+    def queue(i: int) -> None:
+        barrier.wait()
+        key = f"{i:064x}"
+        abi = disk.KernelABI(function=f"f{i}", packed_symbol="p", c_symbol="c", params=(),
+                             results=(), symbols=())
+        disk.store_later(key, abi, "module {}", "module {}", {})
+        files.append(key)
+
+    for _ in range(5):
+        threads = [threading.Thread(target=queue, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        disk.flush()
+        assert sorted(e.key for e in disk.entries(wait=False)) == sorted(files)
+        disk.clear()
+        files.clear()

@@ -360,10 +360,11 @@ def store_later(key: str, abi: KernelABI, dsl_text: str, lowered_text: str, meta
 
     thread = threading.Thread(target=run,
                               name=f"dsl-cache-store-{key[:8]}")
-    with _pending_lock:
+    with _pending_lock:  # started under the lock: a thread queued but not started yet is
+        # not alive, and another call's pruning would drop it (flush would not wait for it)
         _pending[:] = [t for t in _pending if t.is_alive()]
         _pending.append(thread)
-    thread.start()
+        thread.start()
 
 
 def flush() -> None:
