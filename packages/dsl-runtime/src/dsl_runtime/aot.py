@@ -88,13 +88,9 @@ def export(fn: Any, *example_args: Any, path: str | os.PathLike[str], name: str 
 
 def _lower(jf: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[KernelABI, Any]:
     """(ABI, lowered module) of the specialization for these arguments, without a JIT."""
-    import dsl_mlir
-    from dsl_parser.extensions import lower_extensions
-
     from .abi import build_abi
     from .compiled import mlir_context
-    from .compiler import _pipeline_options, parse
-    from .errors import from_mlir
+    from .compiler import lower_only, parse
 
     bound = jf._bind(args, kwargs)
     contributed = jf._spec_key(bound)[1] if jf._specializing else {}
@@ -103,14 +99,7 @@ def _lower(jf: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Kern
     parsed = jf._parsed or parse(jf._fn, overrides, jf.options, ctx)
     abi = build_abi(parsed.name, jf.specs, parsed.signature, constexprs, ctx,
                     bool(getattr(parsed, "host", False)), {})
-    try:
-        lowered = dsl_mlir.lower(lower_extensions(parsed.module), jf.options.pipeline,
-                                 _pipeline_options(jf.options))
-    except dsl_mlir.MLIRDiagnosticError as err:
-        mapper = getattr(parsed, "error_from_mlir", None)
-        raise (mapper(err) if mapper else from_mlir(f"lowering {parsed.name} failed", err)) \
-            from None
-    return abi, lowered
+    return abi, lower_only(parsed, jf.options, as_runtime=True)
 
 
 def _check_exportable(abi: KernelABI) -> None:

@@ -21,14 +21,16 @@ def _require_gpu() -> None:
     gpu.require_gpu()
 
 
-def lower_only(parsed: Any, options: CompileOptions) -> Any:
-    """The lowered module of a parsed function, without JIT (``dsl compile``, PTX)."""
+def lower_only(parsed: Any, options: CompileOptions, as_runtime: bool = False) -> Any:
+    """The lowered module of a parsed function, without JIT (``dsl compile``, PTX);
+    ``as_runtime``: with the options the runtime lowers with (``_pipeline_options``)."""
     import dsl_mlir
     from dsl_parser.extensions import lower_extensions
 
+    pipeline_options = _pipeline_options(options) if as_runtime else options.pipeline_options
     try:
         return dsl_mlir.lower(lower_extensions(parsed.module), options.pipeline,
-                              options.pipeline_options)
+                              pipeline_options)
     except dsl_mlir.MLIRDiagnosticError as err:
         mapper = getattr(parsed, "error_from_mlir", None)
         if mapper is not None:

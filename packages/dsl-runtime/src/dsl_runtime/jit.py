@@ -290,8 +290,7 @@ class JitFunction(Generic[P, R]):
         if disk_key is not None:  # written in the background: the first call does not wait
             cache.store_later(disk_key, compiled.abi, compiled.artifacts.dsl,
                               compiled.artifacts.lowered,
-                              {"versions": dict(keys.component_versions()),
-                               "extensions": dict(keys.extension_versions())},
+                              _entry_meta(),
                               dump_object=compiled.keepalive[-1].dump_to_object_file if native else None,
                               extra=_kernel_binaries(compiled))
         return compiled
@@ -363,8 +362,7 @@ class JitFunction(Generic[P, R]):
             return None
         if cache.enabled():
             cache.store_later(disk_key, compiled.abi, hit.dsl_text, compiled.artifacts.lowered,
-                              {"versions": dict(keys.component_versions()),
-                               "extensions": dict(keys.extension_versions())},
+                              _entry_meta(),
                               dump_object=compiled.keepalive[-1].dump_to_object_file
                               if native else None, publish=False)
         return self._with_plans(compiled, contributed)
@@ -483,6 +481,12 @@ def _kernel_binaries(compiled: CompiledFunction) -> dict[str, bytes]:
     if "gpu.binary" not in compiled.artifacts.lowered:
         return {}
     return {"kernels.ptx": compiled.ptx().encode()}
+
+
+def _entry_meta() -> dict[str, Any]:
+    """What a disk-cache manifest records beside the files: the versions compiled with."""
+    return {"versions": dict(keys.component_versions()),
+            "extensions": dict(keys.extension_versions())}
 
 
 def implementation(obj: Any) -> JitFunction[..., Any] | None:

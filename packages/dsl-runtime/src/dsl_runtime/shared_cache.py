@@ -223,7 +223,7 @@ def seal(remote_key: bytes | None, key: str, files: dict[str, bytes]) -> bytes:
         ir = {n: files[n] for n in IR_FILES}
         manifest = cache.Manifest(key=key, function=cache.Manifest.model_validate_json(
             files[cache.MANIFEST]).function, created=time.time(),
-            files={n: hashlib.sha256(d).hexdigest() for n, d in ir.items()})
+            files={n: cache._sha(d) for n, d in ir.items()})
         ir[cache.MANIFEST] = manifest.model_dump_json().encode()
         return _UNSIGNED + backends.pack(ir)
     packed = backends.pack(files)
@@ -265,10 +265,7 @@ def fetch(key: str) -> cache.Hit | None:
         return None
     try:
         value = remote.backend.get(_name(remote, key))
-    except BackendError as err:
-        _fault(remote, "get", err)
-        return None
-    except Exception as err:  # Refused, or a user-provided backend's own failure
+    except Exception as err:  # BackendError, or a user-provided backend's own failure
         _fault(remote, "get", err)
         return None
     if value is None:
