@@ -445,6 +445,10 @@ def main() -> None:
     for unfused in (bench_softmax(1151, 8192, bw), bench_layernorm(1151, 8192, bw)):
         unfused.kernel += ", fuse-rows=false"
         results.append(unfused)
+    EXTRA_OPTIONS = {"nontemporal-min-bytes": 0}  # plain stores into large outputs
+    for plain in (bench_add(bw), bench_layernorm(4096, 1024, bw), bench_layernorm(1151, 8192, bw)):
+        plain.kernel += ", plain stores"
+        results.append(plain)
     EXTRA_OPTIONS = {}
     results += [bench_column_sum(4096, 1024, bw), bench_column_sum(100_000, 64, bw),
                 bench_column_sum(64, 100_000, bw)]
@@ -465,6 +469,8 @@ def main() -> None:
     print(f"\nmemory bound: numpy copy of 256 MB, {bw:.1f} GB/s (read + write); "
           "matmul bound: single-threaded OpenBLAS; numpy uses out= buffers, OPENBLAS_NUM_THREADS=1;\n"
           "column sums count the bytes read (a 16 MB matrix partly stays in the caches);\n"
+          "plain stores: nontemporal-min-bytes=0 (by default outputs of 8 MiB or more are written with "
+          "streaming stores);\n"
           "(N thr) rows: dsl-to-llvm-cpu{parallel=true} on libdsl_async_runtime.so, numpy still single-threaded;\n"
           "fp16/bf16 rows: numpy multiplies f32 copies of the same values (made before timing);\n"
           "compile: parse + lower + JIT of the kernel, in this process\n")

@@ -30,6 +30,9 @@ class Tree(Record):
     children: tuple[Tree, ...] = ()
 
 
+Tree.NESTED = {"leaves": Leaf, "children": Tree}
+
+
 @dataclass(frozen=True, kw_only=True)
 class Open(Record):
     EXTRA = True
@@ -92,3 +95,74 @@ def test_a_kernel_abi_round_trips_through_json() -> None:
     assert again == abi and again.params[0].shape == (None, 4, "N")
     with pytest.raises(RecordError, match=r"KernelABI.params\[0\].role: expected 'input'"):
         KernelABI.from_dict({**abi.model_dump(), "params": [{**param.model_dump(), "role": "in"}]})
+
+
+def _sample_abi() -> KernelABI:
+    slot = Slot(kind="memref", ctype="float*")
+    inner = Param(name="p.a", role="input", kind="scalar", dtype="float32", slots=(slot,))
+    param = Param(name="p", role="input", kind="struct", fields=(inner,), slots=(slot, slot))
+    tensor = Param(name="x", role="input", kind="tensor", dtype="float32", shape=(None, 4, "N"),
+                   slots=(slot,))
+    out = Param(name="out0", role="output", kind="tensor", dtype="float32", shape=("N",))
+    return KernelABI(function="f", packed_symbol="_mlir_f", c_symbol="_mlir_ciface_f",
+                     params=(tensor, param), results=(out,), symbols=("N",))
+
+
+def test_trusted_reads_rebuild_the_record_as_written() -> None:
+    """from_trusted (the cache's read path) gives what the checked read gives: nested
+    records, tuples at every depth, hashable and equal."""
+    abi = _sample_abi()
+    import json
+    data = json.loads(abi.model_dump_json())
+    trusted = KernelABI.from_trusted(data)
+    assert trusted == KernelABI.from_dict(data) == abi
+    assert hash(trusted) == hash(abi)
+    assert isinstance(trusted.params[1].fields[0], Param)
+    assert trusted.params[0].shape == (None, 4, "N") and isinstance(trusted.symbols, tuple)
+    tree = Tree(kind="a", leaves=(Leaf(name="l"),), pair=(1, "x"), table={"t": True},
+                children=(Tree(kind="b"),))
+    assert Tree.from_trusted(json.loads(tree.model_dump_json())) == tree
+
+
+@pytest.mark.parametrize("data", [
+    {"function": 3},  # fields missing
+    [1, 2],
+    "abi",
+])
+def test_trusted_reads_refuse_another_structure(data: Any) -> None:
+    with pytest.raises(RecordError, match="not the fields of a KernelABI"):
+        KernelABI.from_trusted(data)
+    full = _sample_abi().model_dump()
+    with pytest.raises(RecordError, match="not the fields of a Param"):
+        KernelABI.from_trusted({**full, "params": [{"name": "x"}]})
+    with pytest.raises(RecordError, match="not the fields of a KernelABI"):
+        KernelABI.from_trusted({**full, "unknown": 1})
+    with pytest.raises(RecordError, match="not the fields of a Open"):
+        Open.from_trusted({"key": "k"})  # records that keep unknown keys are always checked
+
+
+def _records() -> list[type[Record]]:
+    found, todo = [], list(Record.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def _holds_records(tp: Any) -> set[type[Record]]:
+    import typing
+    if isinstance(tp, type) and issubclass(tp, Record):
+        return {tp}
+    return {r for arg in typing.get_args(tp) for r in _holds_records(arg)}
+
+
+def test_every_record_declares_the_records_it_nests() -> None:
+    """NESTED (what from_trusted rebuilds) agrees with the annotations of every record
+    class, the ABI's, the options', the cache manifest's and this file's."""
+    import dsl_runtime.cache
+    import dsl_runtime.options  # noqa: F401
+    for cls in _records():
+        nested = {name: found for name, tp in cls._field_types().items()
+                  if (found := _holds_records(tp))}
+        assert {n: {c} for n, c in cls.NESTED.items()} == nested, cls.__name__

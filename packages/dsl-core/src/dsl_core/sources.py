@@ -12,7 +12,20 @@ from __future__ import annotations
 import ast
 import linecache
 import textwrap
+import threading
 from typing import Any
+
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_python(text: str, filename: str = "<unknown>") -> ast.Module:
+    """``ast.parse(text, filename)``, one thread at a time: CPython 3.11 (up to 3.11.7
+    at least) keeps the AST converter's recursion depth in interpreter state, and two
+    threads parsing at once fail with ``SystemError: AST constructor recursion depth
+    mismatch`` (first calls of two @jit functions on two threads did). Parsing holds
+    the GIL anyway: the lock costs no parallelism."""
+    with _PARSE_LOCK:
+        return ast.parse(text, filename)
 
 
 def _last_line(code: Any) -> int:
@@ -37,11 +50,11 @@ def definition(fn: Any) -> tuple[str, ast.Module, int] | None:
         return None
     text = "".join(lines[first - 1:_last_line(code)])
     try:
-        tree = ast.parse(textwrap.dedent(text))
+        tree = parse_python(textwrap.dedent(text))
     except (SyntaxError, ValueError):
         return None
     ok = len(tree.body) == 1 and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef))
     return (text, tree, first) if ok else None
 
 
-__all__ = ["definition"]
+__all__ = ["definition", "parse_python"]

@@ -74,6 +74,12 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Vector register width the default matmul register tile "
                      "is sized for (512, 256, 128; 0: this host's)"),
       llvm::cl::init(0)};
+  Option<int64_t> nontemporalMinBytes{
+      *this, "nontemporal-min-bytes",
+      llvm::cl::desc("Smallest output buffer written with non-temporal "
+                     "(streaming) vector stores, in bytes (0: none; "
+                     "dsl-nontemporal-stores)"),
+      llvm::cl::init(8 << 20)};
   Option<bool> internalizeEntries{
       *this, "internalize-entries",
       llvm::cl::desc("Keep only the _mlir_ciface_ entries of public functions "
@@ -155,8 +161,11 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   p += "ownership-based-buffer-deallocation,canonicalize,"
        "buffer-deallocation-simplification,bufferization-lower-deallocations,"
        "cse,canonicalize,dsl-lower-strided-copies,"
-       "func.func(convert-linalg-to-loops),"
-       "dsl-emit-c-interface{internalize=";
+       "func.func(convert-linalg-to-loops),";
+  if (opts.nontemporalMinBytes > 0)
+    p += "func.func(dsl-nontemporal-stores{min-bytes=" +
+         std::to_string(opts.nontemporalMinBytes) + "}),";
+  p += "dsl-emit-c-interface{internalize=";
   p += opts.internalizeEntries ? "true" : "false";
   p += "},dsl-widen-bool-memrefs,";
   if (opts.parallel) {
@@ -187,6 +196,7 @@ constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
     {"parallel", dsl::OptionKind::Bool},
     {"num-threads", dsl::OptionKind::Int},
     {"target-vector-bits", dsl::OptionKind::Int},
+    {"nontemporal-min-bytes", dsl::OptionKind::Int},
     {"internalize-entries", dsl::OptionKind::Bool},
     {"boundscheck", dsl::OptionKind::Bool},
     {"approximate-math", dsl::OptionKind::Bool},
@@ -204,6 +214,8 @@ std::string checkCpuOptions(const CpuPipelineOptions &opts) {
         dsl::checkIntRange(owner, "matmul-n-block", opts.matmulNBlock, 0,
                            1 << 20),
         dsl::checkIntRange(owner, "num-threads", opts.numThreads, 0, 4096),
+        dsl::checkIntRange(owner, "nontemporal-min-bytes",
+                           opts.nontemporalMinBytes, 0, int64_t{1} << 40),
         dsl::checkTargetVectorBits(owner, opts.targetVectorBits)})
     if (!error.empty())
       return error;

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from dsl_core import dtypes
 
@@ -61,6 +61,9 @@ class Param(Record):
     fields: tuple[Param, ...] = ()
 
 
+Param.NESTED = {"slots": Slot, "fields": Param}
+
+
 @dataclass(frozen=True, kw_only=True)
 class KernelABI(Record):
     """The ABI of one compiled specialization."""
@@ -72,6 +75,8 @@ class KernelABI(Record):
     params: tuple[Param, ...]
     results: tuple[Param, ...]
     symbols: tuple[str, ...]
+
+    NESTED: ClassVar[dict[str, type[Record]]] = {"params": Param, "results": Param}
 
     @property
     def inputs(self) -> tuple[Param, ...]:

@@ -23,7 +23,7 @@ import types
 import weakref
 from typing import Any
 
-from dsl_core.sources import definition
+from dsl_core.sources import definition, parse_python
 
 #: Bounds on what is hashed (beyond them the function is compiled without the disk cache).
 MAX_ITEMS = 100_000
@@ -92,7 +92,7 @@ def _definition(fn: Any) -> ast.AST | None:
     except TypeError:
         tree = None
     try:
-        tree = tree or ast.parse(textwrap.dedent(text))
+        tree = tree or parse_python(textwrap.dedent(text))
     except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):

@@ -165,6 +165,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _frozen(value: Any) -> Any:
+    """Lists (at any depth) as tuples, as a record's fields hold them."""
+    return tuple([_frozen(v) for v in value]) if type(value) is list else value
+
+
 class Record:
     """Base of the frozen, validated records (subclasses are ``@dataclass(frozen=True)``).
 
@@ -173,7 +178,12 @@ class Record:
     """
 
     EXTRA: ClassVar[bool] = False
+    #: The fields that hold records (alone, in a tuple, or None), by their record class:
+    #: what ``from_trusted`` rebuilds without reading the annotations (a test checks
+    #: that it agrees with them).
+    NESTED: ClassVar[dict[str, type[Record]]] = {}
     _hints: ClassVar[dict[str, Any]]
+    _names: ClassVar[frozenset[str]]
     _checks: ClassVar[dict[str, Checker]]
 
     @classmethod
@@ -230,6 +240,33 @@ class Record:
             if where != cls.__name__ and text.startswith(f"{cls.__name__}."):
                 text = where + text[len(cls.__name__):]
             raise RecordError(text) from None
+
+    @classmethod
+    def from_trusted(cls: type[R], data: Any) -> R:
+        """The record of a dict that ``model_dump`` wrote and an integrity check vouches
+        for (a checksum or a signature): its structure is checked (an object with exactly
+        the record's fields, nested records alike; RecordError otherwise), its values
+        are not. Building the field checks costs a process's first read of a record
+        about a millisecond; this is the read path of cached entries (validated when
+        written)."""
+        names = cls.__dict__.get("_names")
+        if names is None:
+            names = frozenset(f.name for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                              if f.name != "extra")
+            cls._names = names
+        if cls.EXTRA or type(data) is not dict or data.keys() != names:
+            raise RecordError(f"{cls.__name__}: not the fields of a {cls.__name__} record")
+        record = object.__new__(cls)
+        nested = cls.NESTED
+        for name, value in data.items():
+            inner = nested.get(name)
+            if type(value) is list:
+                value = tuple([inner.from_trusted(v) for v in value] if inner is not None
+                              else [_frozen(v) for v in value])
+            elif type(value) is dict:
+                value = inner.from_trusted(value) if inner is not None else value
+            object.__setattr__(record, name, value)
+        return record
 
     @classmethod
     def model_validate_json(cls: type[R], text: str | bytes) -> R:

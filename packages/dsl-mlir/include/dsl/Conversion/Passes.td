@@ -76,6 +76,44 @@ def DslLowerStridedCopies : Pass<"dsl-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def DslNontemporalStores
+    : Pass<"dsl-nontemporal-stores", "::mlir::func::FuncOp"> {
+  let summary = "Streaming (non-temporal) vector stores into large output buffers";
+  let description = [{
+    A store into a buffer larger than the caches first reads the line it
+    writes (read-for-ownership): an elementwise op or a row op over such a
+    buffer moves a third more bytes than it reads and writes. Non-temporal
+    stores write whole lines without reading them.
+
+    Candidates are the unmasked, in-bounds 1-D `vector.transfer_write`s into a
+    function argument (through `memref.subview`, `expand_shape`,
+    `collapse_shape` and `cast`) of 4- or 8-byte elements that is only written
+    in the function (never read nor passed on), whose size is at least
+    `min-bytes` (static), or only known at run time, and whose vector's
+    address is a multiple of 16 bytes whenever the argument's first element
+    and its strides are (innermost offsets and indices that are multiples of
+    16 bytes: constants, loop induction variables with such bounds and steps).
+
+    The innermost `scf.for` holding such stores is versioned: `scf.if` the
+    arguments' first elements and row strides are 16-byte aligned (and, for
+    dynamic sizes, each argument has at least `min-bytes`), a copy whose
+    stores are `vector.store {nontemporal, alignment = 16}`, else the loop as
+    it was. Non-temporal stores are weakly ordered: a fence (`sfence` through
+    `llvm.call_intrinsic` on an x86 host, else `llvm.fence seq_cst`) follows
+    the outermost op of the function (or of an `scf.forall` body) around
+    them, so another thread that synchronizes with this one sees the data. `min-bytes=0` turns the pass off.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"8388608",
+           "Smallest buffer (bytes) written with non-temporal stores (0: none)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def DslMaterializeLoopYields : Pass<"dsl-materialize-loop-yields"> {
   let summary = "Write the tensors a loop yields into its loop-carried buffers";
   let description = [{

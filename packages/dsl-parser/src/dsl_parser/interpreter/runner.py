@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from types import CodeType, FunctionType
 from typing import Any
 
+from dsl_core.sources import parse_python
+
 from ..kernel import Kernel
 from ..markers import set_interpreter
 from ..ops.numerics import np, numpy_dtype, round_bf16
@@ -72,7 +74,7 @@ def compiled(py_func: FunctionType) -> FunctionType:
 
 def _compile(py_func: FunctionType) -> FunctionType:
     lines, first = inspect.getsourcelines(py_func)
-    tree = ast.parse(textwrap.dedent("".join(lines)))
+    tree = parse_python(textwrap.dedent("".join(lines)))
     ast.increment_lineno(tree, first - 1)
     fndef = tree.body[0]
     if not isinstance(fndef, ast.FunctionDef):

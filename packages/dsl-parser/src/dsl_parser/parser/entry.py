@@ -16,6 +16,8 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from dsl_core.sources import parse_python
+
 from .._mlir import Context, default_context
 from ..errors import ParserError, ParserSyntaxError
 from ..function import Function, Program
@@ -191,7 +193,7 @@ def _parse_text(code: str, filename: str | None, source_map: SourceMap | None,
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)  # e.g. "1x": the error follows
-            tree = ast.parse(code, name)
+            tree = parse_python(code, name)
     except SyntaxError as exc:
         line, col = exc.lineno or 1, exc.offset or 1
         raise ParserSyntaxError(f"invalid Python syntax: {exc.msg}",

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
-from dsl_core.sources import definition
+from dsl_core.sources import definition, parse_python
 
 from .._mlir import Location, ir
 from ..errors import Note, ParserError
@@ -175,7 +175,7 @@ def source_of(obj: object, source_map: SourceMap | None) -> tuple[ast.AST, Sourc
     indent = first[: len(first) - len(first.lstrip())]
     dedented = [line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines]
     text = "".join(dedented)
-    tree = ast.parse(text)
+    tree = parse_python(text)
     src = SourceTracker(filename, text.splitlines(), line_offset=start - 1, indent=indent,
                         source_map=source_map)
     return tree.body[0], src
