@@ -7,6 +7,7 @@ matmul producer) still compute the right values; inputs are left unchanged."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -158,3 +159,45 @@ def test_not_fused_cases(settings: dict[str, object]) -> None:
     q = RNG.standard_normal((29, 16)).astype(np.float32)
     k = RNG.standard_normal((71, 16)).astype(np.float32)
     check(scores_softmax, (q, k), np_softmax(q.astype(np.float64) @ k.T), settings, 1e-4)
+
+
+MANY_ROWS = """
+import numpy as np
+import dsl_parser.language as pl
+from dsl_runtime import jit
+
+def softmax(x: pl.Tensor[[1024, 8192], pl.FP32]):
+    e = pl.exp(x - pl.max(x, axis=1, keepdim=True))
+    return e / pl.sum(e, axis=1, keepdim=True)
+
+def norm(x: pl.Tensor[[1024, 8192], pl.FP32]):
+    mu = pl.mean(x, axis=1, keepdim=True)
+    d = x - mu
+    return d * pl.rsqrt(pl.mean(d * d, axis=1, keepdim=True) + 1e-5)
+
+x = np.random.default_rng(3).standard_normal((1024, 8192)).astype(np.float32)
+e = np.exp(x - x.max(axis=1, keepdims=True))
+for _ in range(3):
+    np.testing.assert_allclose(jit(softmax, pipeline_options={"parallel": True})(x),
+                               e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+d = x.astype(np.float64) - x.mean(axis=1, keepdims=True, dtype=np.float64)
+np.testing.assert_allclose(jit(norm, pipeline_options={"parallel": True})(x),
+                           d / np.sqrt((d * d).mean(axis=1, keepdims=True) + 1e-5), rtol=2e-3,
+                           atol=2e-3)
+print("ok")
+"""
+
+
+def test_parallel_row_temporaries_live_on_each_task_stack(tmp_path: Path) -> None:
+    """Parallel rows keep their static row temporaries (32 KB per row here) on the stack
+    of the thread running the row (dsl-task-stack-buffers), released after each row: 1024
+    rows would need 32 MB of stack without the release. In a subprocess: a stack
+    overflow is a crash."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "many_rows.py"  # a file: @jit reads the functions' source
+    script.write_text(MANY_ROWS)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

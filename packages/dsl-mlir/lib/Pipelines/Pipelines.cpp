@@ -155,7 +155,8 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
        "dsl-check-result-sizes,";
   // A fused row loop allocates its row temporaries (softmax's exp of a row)
   // once, before the loop, instead of a malloc/free per row. Not out of
-  // parallel loops, whose iterations run at once on several threads.
+  // parallel loops, whose iterations run at once on several threads (there,
+  // dsl-task-stack-buffers puts small ones on the stack of each task).
   if (!opts.parallel)
     p += "func.func(buffer-loop-hoisting),";
   p += "ownership-based-buffer-deallocation,canonicalize,"
@@ -169,7 +170,8 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   p += opts.internalizeEntries ? "true" : "false";
   p += "},dsl-widen-bool-memrefs,";
   if (opts.parallel) {
-    p += "scf-forall-to-parallel,async-parallel-for{async-dispatch num-workers=";
+    p += "func.func(dsl-task-stack-buffers),scf-forall-to-parallel,"
+         "async-parallel-for{async-dispatch num-workers=";
     p += std::to_string(opts.numThreads > 0 ? opts.numThreads : -1);
     p += " min-task-size=1},async-to-async-runtime,async-runtime-ref-counting,"
          "async-runtime-ref-counting-opt,arith-expand,convert-async-to-llvm,";

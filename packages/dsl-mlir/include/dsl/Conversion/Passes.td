@@ -114,6 +114,40 @@ def DslNontemporalStores
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def DslTaskStackBuffers
+    : Pass<"dsl-task-stack-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Small temporaries of parallel iterations on the task's stack";
+  let description = [{
+    The iterations of an `scf.forall` run at once on several threads, so the
+    buffers they allocate cannot be hoisted out of the loop (as
+    `buffer-loop-hoisting` does for sequential loops): a fused row loop paid a
+    `malloc` and a `free` per row and temporary (a layer norm's row mean and
+    variance are one-element buffers), which two threads contend for.
+
+    Each `memref.alloc` in an `scf.forall` body (not in a nested one) of a
+    static shape, an identity layout and at most `max-bytes` bytes, whose
+    buffer is only read, written or viewed there (not yielded, returned,
+    stored or passed to a call; its `memref.dealloc` goes), becomes a
+    `memref.alloca` at the start of the body. Iterations of a sequential loop
+    in the body share the one buffer, as after `buffer-loop-hoisting`. Runs
+    after deallocation is placed (ownership-based deallocation refuses ops
+    with unknown memory effects, such as the stack save below).
+
+    A body with allocas saves the stack pointer first
+    (`llvm.intr.stacksave`) and restores it before its terminator, which
+    releases them at the end of each iteration: the forall is an allocation
+    scope, but async-parallel-for clones its body into an `scf.for` over a
+    task's iterations, where the allocas would otherwise pile up on the stack
+    (a `memref.alloca_scope` would be inlined into the forall by canonicalize).
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"65536",
+           "Largest buffer (bytes) moved to the stack; at most four times as much per iteration">
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def DslMaterializeLoopYields : Pass<"dsl-materialize-loop-yields"> {
   let summary = "Write the tensors a loop yields into its loop-carried buffers";
   let description = [{
