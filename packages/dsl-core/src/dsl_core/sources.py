@@ -15,7 +15,7 @@ import textwrap
 import threading
 from typing import Any
 
-_PARSE_LOCK = threading.Lock()
+_PARSE_LOCK = threading.RLock()  # re-entrant: a finalizer run by the GC may parse
 
 
 def parse_python(text: str, filename: str = "<unknown>") -> ast.Module:
