@@ -179,6 +179,8 @@ def test_unknown_option_names_the_option_it_resembles() -> None:
     ({"target-vector-bits": 384},
      "dsl-to-llvm-cpu: target-vector-bits must be 0 (this host), 128, 256 or 512, got 384"),
     ({"num-threads": 100000}, "dsl-to-llvm-cpu: num-threads must be in 0..4096, got 100000"),
+    ({"nontemporal-min-bytes": -1},
+     "dsl-to-llvm-cpu: nontemporal-min-bytes must be in 0..1099511627776, got -1"),
 ])
 def test_every_cpu_option_is_checked(options: dict[str, object], message: str) -> None:
     out = _refused(options=options, jit=False)

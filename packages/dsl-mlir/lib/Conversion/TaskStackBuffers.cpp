@@ -98,8 +98,7 @@ struct DslTaskStackBuffers
         return;
       int64_t bytes = staticBytes(alloc.getType());
       if (bytes == 0 || bytes > maxBytes ||
-          total + bytes > kPerIteration * maxBytes ||
-          !alloc.getSymbolOperands().empty() || !staysLocal(alloc))
+          total + bytes > kPerIteration * maxBytes || !staysLocal(alloc))
         return;
       total += bytes;
       found.push_back(alloc);
