@@ -449,6 +449,11 @@ def main() -> None:
     for plain in (bench_add(bw), bench_layernorm(4096, 1024, bw), bench_layernorm(1151, 8192, bw)):
         plain.kernel += ", plain stores"
         results.append(plain)
+    EXTRA_OPTIONS = {"prefetch-rows": False}  # no software prefetch of the next row
+    for cold in (bench_softmax(4096, 1024, bw), bench_layernorm(4096, 1024, bw),
+                 bench_softmax(1151, 8192, bw), bench_layernorm(1151, 8192, bw)):
+        cold.kernel += ", no prefetch"
+        results.append(cold)
     EXTRA_OPTIONS = {}
     results += [bench_column_sum(4096, 1024, bw), bench_column_sum(100_000, 64, bw),
                 bench_column_sum(64, 100_000, bw)]
@@ -471,6 +476,8 @@ def main() -> None:
           "column sums count the bytes read (a 16 MB matrix partly stays in the caches);\n"
           "plain stores: nontemporal-min-bytes=0 (by default outputs of 8 MiB or more are written with "
           "streaming stores);\n"
+          "no prefetch: prefetch-rows=false (by default a fused row loop prefetches the next row "
+          "while computing this one);\n"
           "(N thr) rows: dsl-to-llvm-cpu{parallel=true} on libdsl_async_runtime.so, numpy still single-threaded;\n"
           "fp16/bf16 rows: numpy multiplies f32 copies of the same values (made before timing);\n"
           "compile: parse + lower + JIT of the kernel, in this process\n")

@@ -80,6 +80,11 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
                      "(streaming) vector stores, in bytes (0: none; "
                      "dsl-nontemporal-stores)"),
       llvm::cl::init(8 << 20)};
+  Option<bool> prefetchRows{
+      *this, "prefetch-rows",
+      llvm::cl::desc("Prefetch the next row of a fused row loop while "
+                     "computing this one (dsl-prefetch-rows)"),
+      llvm::cl::init(true)};
   Option<bool> internalizeEntries{
       *this, "internalize-entries",
       llvm::cl::desc("Keep only the _mlir_ciface_ entries of public functions "
@@ -163,6 +168,8 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
        "buffer-deallocation-simplification,bufferization-lower-deallocations,"
        "cse,canonicalize,dsl-lower-strided-copies,"
        "func.func(convert-linalg-to-loops),";
+  if (opts.prefetchRows)
+    p += "func.func(dsl-prefetch-rows),";
   if (opts.nontemporalMinBytes > 0)
     p += "func.func(dsl-nontemporal-stores{min-bytes=" +
          std::to_string(opts.nontemporalMinBytes) + "}),";
@@ -199,6 +206,7 @@ constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
     {"num-threads", dsl::OptionKind::Int},
     {"target-vector-bits", dsl::OptionKind::Int},
     {"nontemporal-min-bytes", dsl::OptionKind::Int},
+    {"prefetch-rows", dsl::OptionKind::Bool},
     {"internalize-entries", dsl::OptionKind::Bool},
     {"boundscheck", dsl::OptionKind::Bool},
     {"approximate-math", dsl::OptionKind::Bool},

@@ -76,6 +76,30 @@ def DslLowerStridedCopies : Pass<"dsl-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def DslPrefetchRows : Pass<"dsl-prefetch-rows", "::mlir::func::FuncOp"> {
+  let summary = "Prefetch the next row of a fused row loop while computing this one";
+  let description = [{
+    A fused row op (softmax, layer norm) reads each row from memory in its
+    first inner loop and computes in the later ones; the hardware prefetchers
+    stop at page boundaries and while the core computes, so memory and
+    compute take turns. This pass overlaps them.
+
+    A row loop is an `scf.for` or one-dimensional `scf.forall` of step 1
+    whose body holds at least two innermost `scf.for` loops over the same
+    range (the last with a constant step of at least 16 bytes of the read).
+    Each `vector.transfer_read` or `memref.load` in one of them whose
+    innermost index is that loop's induction variable and whose address
+    depends on the row's induction variable (through pure ops computed in the
+    row loop: views, index arithmetic) gets `memref.prefetch`es at the top of
+    the last inner loop, one per cache line of its step: the same address
+    with the next row (the row itself on the last iteration) and the last
+    loop's induction variable (clamped to its range). One stream per buffer,
+    at most four per row loop.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def DslNontemporalStores
     : Pass<"dsl-nontemporal-stores", "::mlir::func::FuncOp"> {
   let summary = "Streaming (non-temporal) vector stores into large output buffers";
