@@ -383,16 +383,19 @@ def _report_once(key: str, why: str) -> None:
 
 
 def verify(key: str, blobs: dict[str, bytes], required: tuple[str, ...] = FILES, *,
-           trusted: bool = False) -> Hit:
+           trusted: bool = False, manifest: Manifest | None = None) -> Hit:
     """The Hit of an entry's files (``manifest.json`` among them), checked exactly as a
     disk entry is: the manifest is the expected record for ``key``, it names every file
     and nothing else, each file matches its checksum and ``required`` are present
     (ValueError otherwise). ``trusted``: the files come from this user's private cache
     folder or carry a verified signature, so the ABI, checked field by field when it was
-    written, is rebuilt without checking its values again (``Record.from_trusted``)."""
-    manifest = Manifest.model_validate_json(blobs[MANIFEST]) if MANIFEST in blobs else None
-    if manifest is None:
+    written, is rebuilt without checking its values again (``Record.from_trusted``).
+    ``manifest``: the record of ``blobs["manifest.json"]`` where the caller already
+    parsed it (a disk read parses it first to learn the file names)."""
+    if MANIFEST not in blobs:
         raise ValueError("no manifest")
+    if manifest is None:
+        manifest = Manifest.model_validate_json(blobs[MANIFEST])
     if manifest.key != key:
         raise ValueError("manifest key mismatch")
     names = set(blobs) - {MANIFEST}
@@ -419,9 +422,9 @@ def _abi(text: bytes, trusted: bool) -> KernelABI:
     return KernelABI.model_validate_json(text)
 
 
-def _read_files(key: str, folder: int) -> dict[str, bytes]:
-    """Every file of one entry, manifest first (ValueError / OSError when a name is invalid
-    or a file cannot be read safely)."""
+def _read_files(key: str, folder: int) -> tuple[dict[str, bytes], Manifest]:
+    """Every file of one entry, manifest first, and the manifest's record (ValueError /
+    OSError when a name is invalid or a file cannot be read safely)."""
     blobs = {MANIFEST: safefs.read_file(folder, MANIFEST, MANIFEST_LIMIT)}
     manifest = Manifest.model_validate_json(blobs[MANIFEST])
     if manifest.key != key:
@@ -430,7 +433,7 @@ def _read_files(key: str, folder: int) -> dict[str, bytes]:
         if not _NAME.fullmatch(name) or name == MANIFEST:
             raise ValueError(f"manifest names an invalid file {name[:80]!r}")
         blobs[name] = safefs.read_file(folder, name, FILE_LIMIT)
-    return blobs
+    return blobs, manifest
 
 
 def load_files(key: str) -> tuple[Hit, dict[str, bytes]] | None:
@@ -442,8 +445,8 @@ def load_files(key: str) -> tuple[Hit, dict[str, bytes]] | None:
         with _entry_dir(key) as fds:
             if fds is None:
                 return None
-            blobs = _read_files(key, fds)
-            hit = verify(key, blobs, trusted=True)
+            blobs, manifest = _read_files(key, fds)
+            hit = verify(key, blobs, trusted=True, manifest=manifest)
             with contextlib.suppress(OSError):
                 os.utime(fds)  # last use, for least-recently-used eviction
             return hit, blobs
