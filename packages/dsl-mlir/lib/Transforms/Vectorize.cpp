@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dsl/Conversion/MinMaxReductions.h"
 #include "dsl/Conversion/OptionChecks.h"
 #include "dsl/Conversion/Passes.h"
 
@@ -208,6 +209,7 @@ struct DslVectorize : dsl::impl::DslVectorizeBase<DslVectorize> {
     if (failed(applyPatternsGreedily(fn, std::move(lowering))))
       return signalPassFailure();
     reassociateLaneReductions(fn);
+    dsl::speedUpMinMaxReductions(fn);
   }
 };
 
