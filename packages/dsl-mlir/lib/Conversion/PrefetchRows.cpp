@@ -28,6 +28,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -90,13 +91,6 @@ SmallVector<scf::ForOp> innerLoops(Block *body) {
       loops.push_back(loop);
   }
   return loops;
-}
-
-bool sameValue(Value a, Value b) {
-  if (a == b)
-    return true;
-  std::optional<int64_t> ca = getConstantIntValue(a), cb = getConstantIntValue(b);
-  return ca && cb && *ca == *cb;
 }
 
 /// The ops computing `v` inside the row loop (views, index arithmetic) in
@@ -175,24 +169,13 @@ std::optional<Stream> asStream(Operation *op, const RowLoop &row,
   return s;
 }
 
-/// The memref a chain of views starts from (for one stream per buffer).
-Value viewRoot(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
-
-/// Prefetches `s` for row `next` at the top of `target`'s body.
+/// Prefetches `s` for row `next` at the top of `target`'s body (of constant
+/// step `step`).
 void emitPrefetches(const Stream &s, const RowLoop &row, Value next,
-                    scf::ForOp target) {
+                    scf::ForOp target, int64_t step) {
   int64_t eltBytes = elementBytes(s.memref);
-  std::optional<int64_t> step = getConstantIntValue(target.getStep());
   int64_t lines =
-      std::clamp<int64_t>((*step * eltBytes + kLineBytes - 1) / kLineBytes, 1,
+      std::clamp<int64_t>((step * eltBytes + kLineBytes - 1) / kLineBytes, 1,
                           kMaxLines);
   Location loc = target.getLoc();
   OpBuilder b = OpBuilder::atBlockBegin(target.getBody());
@@ -265,8 +248,8 @@ void prefetchNextRow(Operation *op) {
   llvm::SmallDenseSet<Value> roots;
   for (scf::ForOp inner : loops) {
     if (inner == target ||
-        !sameValue(inner.getLowerBound(), target.getLowerBound()) ||
-        !sameValue(inner.getUpperBound(), target.getUpperBound()))
+        !isEqualConstantIntOrValue(inner.getLowerBound(), target.getLowerBound()) ||
+        !isEqualConstantIntOrValue(inner.getUpperBound(), target.getUpperBound()))
       continue;
     inner.getBody()->walk([&](Operation *read) {
       if (streams.size() >= kMaxStreams)
@@ -276,7 +259,8 @@ void prefetchNextRow(Operation *op) {
       // times over.
       if (!s || step * elementBytes(s->memref) < kMinStepBytes)
         return;
-      if (roots.insert(viewRoot(s->memref)).second)
+      // One stream per buffer, whatever views it is read through.
+      if (roots.insert(memref::skipViewLikeOps(cast<MemrefValue>(s->memref))).second)
         streams.push_back(std::move(*s));
     });
   }
@@ -292,7 +276,7 @@ void prefetchNextRow(Operation *op) {
                                         plus, upper);
   Value next = arith::SelectOp::create(b, loc, inRange, plus, row->iv);
   for (const Stream &s : streams)
-    emitPrefetches(s, *row, next, target);
+    emitPrefetches(s, *row, next, target, step);
 }
 
 struct DslPrefetchRows : dsl::impl::DslPrefetchRowsBase<DslPrefetchRows> {
