@@ -3,11 +3,13 @@ range is the one the lazy IR hooks check."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 import dsl_core
+from dsl_core import versions
 from dsl_core._ir import COMPATIBLE_MLIR
 from dsl_core.versions import check_requirements, satisfies
 
@@ -71,3 +73,34 @@ def test_check_requirements_names_both_versions_and_the_fix() -> None:
     with pytest.raises(ImportError, match=r"^x 1.0 needs c-pkg>=1, which is not installed; "
                                           r"fix: pip install 'c-pkg>=1'$"):
         check_requirements("x 1.0", {"c-pkg": ">=1"}, found.get)
+
+
+def test_package_fingerprint_states_cover_the_files_and_folders_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The states a caller may keep instead of the files: one per folder walked and per
+    file hashed, taken before the read; an edit, a new file or a removed one shows."""
+    package = tmp_path / "fp_pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("A = 1\n")
+    (package / "sub" / "rules.py").write_text("B = 2\n")
+    (package / "notes.txt").write_text("not source\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    digest, states = versions.package_fingerprint("fp_pkg")
+    assert digest == versions.package_digest.__wrapped__("fp_pkg") and len(digest) == 16
+    assert [p for p, _, _ in states] == [str(package), str(package / "sub"),
+                                         str(package / "__init__.py"),
+                                         str(package / "sub" / "rules.py")]
+    assert versions.unchanged(states)
+    now = max(t for _, _, t in states)
+    assert not versions.settled(states, now)  # just written: may change within a tick
+    assert versions.settled(states, now + versions.SETTLE_NS)
+    (package / "sub" / "rules.py").write_text("B = 3\n")  # same size
+    later = os.stat(package / "sub" / "rules.py").st_mtime_ns + 10**9
+    os.utime(package / "sub" / "rules.py", ns=(later, later))
+    assert not versions.unchanged(states)
+    assert versions.package_fingerprint("fp_pkg")[0] != digest
+    _, states = versions.package_fingerprint("fp_pkg")
+    (package / "sub" / "rules.py").unlink()
+    assert not versions.unchanged(states)
+    assert versions.package_fingerprint("missing_fp_pkg") == ("unknown", [])
+    assert not versions.unchanged([(str(package / "gone.py"), -1, -1)])

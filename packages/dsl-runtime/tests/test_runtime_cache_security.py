@@ -58,7 +58,8 @@ def source_of(proc: subprocess.CompletedProcess[str]) -> str:
 
 
 def only_entry(cache_dir: Path) -> Path:
-    (entry,) = [p for p in (cache_dir / cache.LAYOUT).glob("*/*") if not p.name.startswith(".")]
+    (entry,) = [p for p in (cache_dir / cache.LAYOUT).glob("[0-9a-f][0-9a-f]/*")
+                if not p.name.startswith(".")]
     return entry
 
 

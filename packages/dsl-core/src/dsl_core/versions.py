@@ -140,6 +140,10 @@ _SOURCE_SUFFIXES = (".py", ".so", ".mlir", ".pyd", ".dylib")
 _CONTENT_LIMIT = 16 << 20
 
 
+#: A file's or folder's state: (path, size, modification time in ns).
+FileState = tuple[str, int, int]
+
+
 @functools.cache
 def package_digest(top: str) -> str:
     """SHA-256 (16 hex digits) of the source and library files of top-level package (or
@@ -147,42 +151,78 @@ def package_digest(top: str) -> str:
     Cache keys of compiled code use it for code that shapes the code they cache (the
     dsl extensions): an edited editable install changes it without a version bump.
     Once per process."""
+    return package_fingerprint(top)[0]
+
+
+def package_fingerprint(top: str) -> tuple[str, list[FileState]]:
+    """``(package_digest(top), states)``: the digest, and the state of every folder
+    walked and file read, each taken before it was read. While every state is unchanged
+    (and the files were not modified in the same instant as they were read, see
+    :func:`settled`), the digest is too: a caller may keep it and check the states
+    instead of reading the files again. A folder's time changes when a file is added,
+    removed or renamed in it."""
     import hashlib
 
     try:
         spec = importlib.util.find_spec(top)
     except (ImportError, ValueError):
-        return "unknown"
+        return "unknown", []
     if spec is None:
-        return "unknown"
+        return "unknown", []
+    states: list[FileState] = []
     files: list[tuple[str, str]] = []
     for base in spec.submodule_search_locations or ():
         for folder, dirs, names in os.walk(base):
+            states.append(_state(folder))
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             files.extend((os.path.join(folder, n), os.path.relpath(os.path.join(folder, n), base))
                          for n in sorted(names) if n.endswith(_SOURCE_SUFFIXES))
     if not files and spec.origin and os.path.isfile(spec.origin):
         files.append((spec.origin, os.path.basename(spec.origin)))
-    sizes = []
-    for path, _ in files:
-        try:
-            sizes.append(os.stat(path).st_size)
-        except OSError:
-            sizes.append(-1)
-    by_content = sum(max(0, n) for n in sizes) <= _CONTENT_LIMIT
+    file_states = [_state(path) for path, _ in files]
+    states += file_states
+    by_content = sum(max(0, size) for _, size, _ in file_states) <= _CONTENT_LIMIT
     h = hashlib.sha256()
-    for (path, rel), size in zip(files, sizes, strict=True):
+    for (path, rel), (_, size, mtime) in zip(files, file_states, strict=True):
         h.update(rel.encode())
         try:
             if by_content:
                 with open(path, "rb") as f:
                     h.update(hashlib.sha256(f.read()).digest())
             else:  # a large package (bundled libraries): size and modification time
-                st = os.stat(path)
-                h.update(f"{size}:{st.st_mtime_ns}".encode())
+                h.update(f"{size}:{mtime}".encode())
         except OSError:
             h.update(b"unreadable")
-    return h.hexdigest()[:16]
+    return h.hexdigest()[:16], states
 
 
-__all__ = ["check_requirements", "installed_version", "package_digest", "problem", "satisfies"]
+def _state(path: str) -> FileState:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return path, -1, -1
+    return path, st.st_size, st.st_mtime_ns
+
+
+#: Files modified less than this long before they were read may be modified again with
+#: the same size and time stamp (coarse file-system clocks; FAT keeps two seconds).
+SETTLE_NS = 2_000_000_000
+
+
+def settled(states: list[FileState], now_ns: int | None = None) -> bool:
+    """Whether every state names an existing path last modified at least
+    :data:`SETTLE_NS` before ``now_ns`` (default: now): only then does an unchanged
+    state imply unchanged contents (the "racy" case of git's index)."""
+    import time
+
+    now = time.time_ns() if now_ns is None else now_ns
+    return all(size >= 0 and now - mtime >= SETTLE_NS for _, size, mtime in states)
+
+
+def unchanged(states: list[FileState]) -> bool:
+    """Whether every path still has the state recorded (a missing one never has)."""
+    return all(size >= 0 and _state(path) == (path, size, mtime) for path, size, mtime in states)
+
+
+__all__ = ["FileState", "check_requirements", "installed_version", "package_digest",
+           "package_fingerprint", "problem", "satisfies", "settled", "unchanged"]

@@ -555,30 +555,41 @@ def prune(limit: int, wait: bool = True) -> list[Entry]:
     return removed
 
 
-# -- small records: the autotuner's choices ---------------------------------------------------
+# -- small records: the autotuner's choices, the functions' source records ------------------
 _RECORDS = "tuning"
+#: ``<cache>/v1/sources/``: what the cache key read from each function's source
+#: (``dsl_runtime.source_index``).
+SOURCES = "sources"
+_KINDS = (_RECORDS, SOURCES)
 _RECORD_LIMIT = 64 * 1024
 _RECORD_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
+#: A folder of records beyond this many files loses its least recently written quarter
+#: (checked at a process's first write there).
+MAX_RECORDS = 4096
+_trimmed: set[str] = set()
 
 
-def store_record(key: str, data: bytes) -> bool:
-    """Write ``data`` as record ``key`` (a hex digest) under ``<cache>/v1/tuning/``,
-    atomically (a temporary file renamed into place); False when there is no usable
-    cache folder."""
+def store_record(key: str, data: bytes, kind: str = _RECORDS) -> bool:
+    """Write ``data`` as record ``key`` (a hex digest) under ``<cache>/v1/<kind>/``
+    (``"tuning"``, the default, or :data:`SOURCES`), atomically (a temporary file renamed
+    into place); False when there is no usable cache folder."""
     name = f"{key}.json"
-    if not _RECORD_NAME.match(name) or len(data) > _RECORD_LIMIT:
-        raise ValueError(f"invalid record {key!r}")
+    if not _RECORD_NAME.match(name) or len(data) > _RECORD_LIMIT or kind not in _KINDS:
+        raise ValueError(f"invalid record {key!r} ({kind})")
     top = _open_root(create=True)
     if top is None:
         return False
     try:
-        folder = safefs.open_dir(_RECORDS, top, create=True)
+        folder = safefs.open_dir(kind, top, create=True)
         try:
             tmp = f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp, dir_fd=folder)
             safefs.write_file(folder, tmp, data)
             os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            if kind not in _trimmed:
+                _trimmed.add(kind)
+                _trim_records(folder)
             return True
         finally:
             os.close(folder)
@@ -589,16 +600,32 @@ def store_record(key: str, data: bytes) -> bool:
         os.close(top)
 
 
-def load_record(key: str) -> bytes | None:
-    """The bytes of record ``key``, or None (missing, untrusted, too large, unreadable)."""
+def _trim_records(folder: int) -> None:
+    """Keep a records folder below :data:`MAX_RECORDS` files: the oldest quarter goes."""
+    with os.scandir(folder) as found:
+        names = [e.name for e in found if _RECORD_NAME.match(e.name)]
+    if len(names) <= MAX_RECORDS:
+        return
+    aged = []
+    for name in names:
+        with contextlib.suppress(OSError):
+            aged.append((os.stat(name, dir_fd=folder, follow_symlinks=False).st_mtime_ns, name))
+    for _, name in sorted(aged)[:len(aged) - MAX_RECORDS * 3 // 4]:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=folder)
+
+
+def load_record(key: str, kind: str = _RECORDS) -> bytes | None:
+    """The bytes of record ``key`` of ``kind``, or None (missing, untrusted, too large,
+    unreadable)."""
     name = f"{key}.json"
-    if not _RECORD_NAME.match(name):
+    if not _RECORD_NAME.match(name) or kind not in _KINDS:
         return None
     top = _open_root(create=False)
     if top is None:
         return None
     try:
-        folder = safefs.open_dir(_RECORDS, top)
+        folder = safefs.open_dir(kind, top)
         try:
             return safefs.read_file(folder, name, _RECORD_LIMIT)
         finally:

@@ -7,7 +7,7 @@ import platform
 from functools import cache
 from typing import Any
 
-from . import fingerprint
+from . import fingerprint, source_index
 from ._version import __version__
 from .fingerprint import Path
 
@@ -47,16 +47,27 @@ def component_versions() -> tuple[tuple[str, str], ...]:
 @cache
 def host_target() -> str:
     """The JIT targets the host CPU: its model and feature flags are part of the key."""
-    flags = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith(("model name", "flags")):
-                    flags += line
-                if line.startswith("flags"):
+    import os
+
+    text = b""
+    try:  # the first CPU's record only: the kernel formats /proc/cpuinfo as it is read
+        fd = os.open("/proc/cpuinfo", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            while b"\nflags" not in text or not text.split(b"\nflags", 1)[1].count(b"\n"):
+                chunk = os.read(fd, 16384)
+                if not chunk:
                     break
+                text += chunk
+        finally:
+            os.close(fd)
     except OSError:
         pass
+    flags = ""
+    for line in text.decode("utf-8", "replace").splitlines(keepends=True):
+        if line.startswith(("model name", "flags")):
+            flags += line
+        if line.startswith("flags"):
+            break
     return f"{platform.machine()}:{hashlib.sha256(flags.encode()).hexdigest()[:16]}"
 
 
@@ -94,9 +105,10 @@ def function_identity(fn: Any, _seen: frozenset[int] = frozenset()) -> str | Non
 
     It covers the source and referenced constants of the function and, recursively, of
     every kernel it launches (editing a kernel invalidates its host function's entries)."""
-    source = fingerprint.source(fn)
-    if source is None:
+    found = source_index.facts(fn)
+    if found is None:
         return None
+    source = found[0]
     parts = [getattr(fn, "__module__", "") or "", fn.__qualname__, source,
              repr(referenced_constants(fn))]
     for kernel in referenced_kernels(fn):
@@ -119,10 +131,10 @@ def value_sources(fn: Any) -> list[tuple[Any, list[Path]]] | None:
         if id(f) in seen:
             continue
         seen.add(id(f))
-        chains = fingerprint.references(f)
-        if chains is None:
+        facts = source_index.facts(f)
+        if facts is None:
             return None
-        found.append((f, chains))
+        found.append((f, facts[1]))
         todo.extend(k.fn for k in referenced_kernels(f) if k.fn is not None)
     return found
 
@@ -158,31 +170,38 @@ def _extension_fingerprints() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[
     fingerprints are those of the installed ones alone, computed here as
     ``dsl_parser.extensions.discovery.fingerprints`` does (a test checks that the two
     agree), without importing the parser's extension modules: a process's first call
-    with a warm disk cache does not load them."""
+    with a warm disk cache does not load them. The code digests come from the index too
+    while the files they cover are unchanged (``installed_code``)."""
     import sys
 
     if "dsl_parser.extensions.registry" in sys.modules:
         from dsl_parser.extensions import discovery
 
         return discovery.fingerprints(installed_extensions())
-    from dsl_core.versions import package_digest
-
+    state = _path_state()
     found: dict[str, str] = {}
     modules: dict[str, str] = {}
-    for name, value, version in installed_extensions():
+    for name, value, version in installed_extensions(state):
         found.setdefault(name, version or "unversioned")
         modules.setdefault(name, value.split(":")[0].strip())
-    code = tuple(sorted((name, package_digest(module.split(".")[0]))
+    code = tuple(sorted((name, installed_code(module.split(".")[0], state))
                         for name, module in modules.items()))
     return tuple(sorted(found.items())), code
 
 
-#: ``<cache>/v1/<INDEX>``: the installed extensions as last scanned, and the state of the
-#: ``sys.path`` folders then (installing or removing a distribution changes its folder),
-#: for the last ``INDEX_STATES`` states (scripts in different folders see different paths).
-INDEX = "extensions-index.json"
+#: ``<cache>/v1/<INDEX>``: for the last ``INDEX_STATES`` states of the ``sys.path``
+#: folders (installing or removing a distribution changes its folder; scripts in
+#: different folders see different paths), the installed extensions then, and the code
+#: digest of each extension's package with the states of the files and folders it
+#: covers.
+INDEX = "extensions-index-v2.json"
 INDEX_STATES = 32
 _scanned: dict[str, list[Any]] = {}
+#: The index of each cache folder as read (or last written) by this process:
+#: ``{state: {"found": ..., "code": {package: [digest, [[path, size, mtime_ns], ...]]}}}``.
+_indexes: dict[str, dict[str, Any]] = {}
+#: Code digests by (``sys.path`` state, package), once per process.
+_code: dict[tuple[str, str], str] = {}
 
 
 def _path_state() -> str:
@@ -212,41 +231,92 @@ def _path_state() -> str:
     return h.hexdigest()
 
 
-def installed_extensions() -> list[Any]:
+def _read_index() -> dict[str, Any]:
+    """The index's states (read once per process and cache folder; empty when missing or
+    unreadable)."""
+    from . import cache
+
+    folder = str(cache.root())
+    found = _indexes.get(folder)
+    if found is None:
+        import json
+
+        data = cache.read_note(INDEX)
+        try:
+            states = json.loads(data)["states"] if data is not None else {}
+            found = {k: v for k, v in states.items() if isinstance(v, dict)}
+        except (ValueError, TypeError, KeyError, AttributeError):
+            found = {}  # unreadable: scan again
+        _indexes[folder] = found
+    return found
+
+
+def _write_index() -> None:
+    import json
+
+    from . import cache
+
+    states = _read_index()
+    kept = dict(list(states.items())[-INDEX_STATES:])  # the newest last
+    cache.write_note(INDEX, json.dumps({"states": kept}).encode())
+
+
+def installed_extensions(state: str | None = None) -> list[Any]:
     """The installed extensions (``dsl_parser.extensions.installed()``), read from the
     index in the cache folder while ``sys.path`` is unchanged, else scanned (and the
     index rewritten): the entry-point scan and the import of ``importlib.metadata`` cost
-    a process's first call tens of milliseconds. Once per process."""
-    import json
-
-    state = _path_state()
+    a process's first call tens of milliseconds. Once per process and ``state`` (of
+    ``sys.path``, ``_path_state()``: computed when not given)."""
+    state = _path_state() if state is None else state
     if state in _scanned:
         return _scanned[state]
-    from . import cache
-
-    states: dict[str, Any] = {}
-    data = cache.read_note(INDEX)
-    if data is not None:
-        try:
-            states = dict(json.loads(data)["states"])
-        except (ValueError, TypeError, KeyError):
-            states = {}  # unreadable: scan again
+    states = _read_index()
     found: list[Any] | None = None
     try:
-        if state in states:
-            found = [(str(n), str(v), None if d is None else str(d)) for n, v, d in states[state]]
-    except (ValueError, TypeError):
+        found = [(str(n), str(v), None if d is None else str(d))
+                 for n, v, d in states[state]["found"]]
+    except (KeyError, ValueError, TypeError):
         found = None
     if found is None:
         from dsl_parser.extensions import discovery
 
         found = discovery.installed()
-        states.pop(state, None)
-        states[state] = found  # the newest last; the oldest beyond INDEX_STATES go
-        kept = dict(list(states.items())[-INDEX_STATES:])
-        cache.write_note(INDEX, json.dumps({"states": kept}).encode())
+        old = states.pop(state, None)
+        codes = old.get("code") if isinstance(old, dict) else None
+        states[state] = {"found": found, "code": codes if isinstance(codes, dict) else {}}
+        _write_index()
     _scanned[state] = found
     return found
+
+
+def installed_code(package: str, state: str) -> str:
+    """``dsl_core.versions.package_digest(package)``, taken from the index entry of
+    ``state`` (of ``sys.path``) while the files and folders it covered have the states
+    recorded, else computed (and recorded once they have settled, see
+    ``dsl_core.versions.settled``). Once per process."""
+    if (state, package) in _code:
+        return _code[state, package]
+    from dsl_core.versions import package_fingerprint, settled, unchanged
+
+    entry = _read_index().setdefault(state, {})
+    codes = entry.setdefault("code", {})
+    if not isinstance(codes, dict):
+        codes = entry["code"] = {}
+    digest: str | None = None
+    try:
+        recorded, files = codes[package]
+        states = [(str(p), int(n), int(t)) for p, n, t in files]
+        if isinstance(recorded, str) and states and unchanged(states):
+            digest = recorded
+    except (KeyError, ValueError, TypeError):
+        digest = None
+    if digest is None:
+        digest, states = package_fingerprint(package)
+        if states and settled(states):
+            codes[package] = [digest, [list(s) for s in states]]
+            _write_index()
+    _code[state, package] = digest
+    return digest
 
 
 def digest(*parts: object) -> str:

@@ -50,8 +50,26 @@ def _default_cache_dir() -> Path:
     return Path(base) / "dsl"
 
 
+#: The variables ``read`` depends on (its result is kept per combination of their values).
+_READ_VARIABLES = ("DSL_OPT_LEVEL", "DSL_DUMP_DIR", "DSL_CACHE_DIR", "XDG_CACHE_HOME", "HOME",
+                   "DSL_DISABLE_DISK_CACHE", "DSL_CHECK_INPUTS", "DSL_INTERPRET")
+_made: dict[tuple[str | None, ...], Knobs] = {}
+
+
 def read() -> Knobs:
-    """The current settings (read at each call, so tests and users may change them)."""
+    """The current settings (read at each call, so tests and users may change them; the
+    record is made once per combination of the variables' values)."""
+    raw = tuple(os.environ.get(name) for name in _READ_VARIABLES)
+    found = _made.get(raw)
+    if found is None:
+        found = _make()
+        if len(_made) > 64:
+            _made.clear()
+        _made[raw] = found
+    return found
+
+
+def _make() -> Knobs:
     level = os.environ.get("DSL_OPT_LEVEL", "3")
     if level not in ("0", "1", "2", "3"):
         raise ValueError(f"DSL_OPT_LEVEL must be 0, 1, 2 or 3, got {level!r}")
