@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -92,6 +91,8 @@ def capture_stderr() -> Iterator[list[str]]:
     is handed out as the single item of the yielded list after the block and is also
     written back to the real stderr, so nothing is swallowed.
     """
+    import tempfile
+
     printed: list[str] = []
     with _stderr_lock, tempfile.TemporaryFile() as sink:
         sys.stderr.flush()

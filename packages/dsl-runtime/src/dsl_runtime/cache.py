@@ -24,9 +24,6 @@ import json
 import logging
 import os
 import re
-import shutil
-import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -209,6 +206,9 @@ def _entry_dir(key: str) -> Iterator[int | None]:
 
 def _link(dump: Callable[[str], None], folder: Path) -> bytes | None:
     """The JIT's object code linked into a shared library, or None (no `cc`, or it failed)."""
+    import shutil
+    import subprocess
+
     cc = shutil.which(os.environ.get("CC", "cc"))
     if cc is None:
         return None
@@ -228,6 +228,8 @@ def _link(dump: Callable[[str], None], folder: Path) -> bytes | None:
 
 def _sweep_stale_tmp(top: int) -> None:
     """Remove ``.tmp-*`` folders that killed processes left behind (once per process)."""
+    import shutil
+
     base = str(root())
     if base in _swept:
         return
@@ -258,6 +260,8 @@ def entry_files(key: str, abi: KernelABI, dsl_text: str, lowered_text: str,
     driver exists, the entry also holds it as a shared library that loads in well under
     a millisecond. ``extra`` adds files (e.g. ``kernels.ptx``), checksummed like the others.
     """
+    import tempfile
+
     blobs = {"abi.json": abi.model_dump_json(indent=1).encode(),
              "dsl.mlir": dsl_text.encode(), "lowered.mlir": lowered_text.encode()}
     if dump_object is not None:
@@ -320,6 +324,9 @@ def store_files(key: str, blobs: dict[str, bytes]) -> None:
 
 
 def _write_entry(key: str, final: Path, blobs: dict[str, bytes]) -> None:
+    import shutil
+    import tempfile
+
     try:
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))  # mode 0700
     except OSError as err:  # the folder went away meanwhile
@@ -466,6 +473,8 @@ def load(key: str) -> Hit | None:
 
 def discard(key: str, why: str) -> None:
     """Remove an entry that is unreadable, invalid, or verified but failed to load."""
+    import shutil
+
     _report_once(key, why)
     if not _KEY.fullmatch(key) or str(_cache_dir()) in _warned:
         return
@@ -508,6 +517,8 @@ def entries(wait: bool = True) -> list[Entry]:
 def clear(function: str | None = None) -> int:
     """Remove every entry (or those of ``function``, by name or qualified name); returns
     how many were removed."""
+    import shutil
+
     if function is None:
         n = len(entries())
         shutil.rmtree(root(), ignore_errors=True)

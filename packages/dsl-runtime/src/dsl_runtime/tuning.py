@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-import statistics
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
@@ -48,6 +47,8 @@ def _measure(run: Callable[[], Any], warmup: int, rep: int) -> float:
         start = time.perf_counter()
         run()
         samples.append((time.perf_counter() - start) * 1e3)
+    import statistics
+
     return statistics.median(samples)
 
 
