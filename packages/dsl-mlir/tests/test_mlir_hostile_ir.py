@@ -166,6 +166,7 @@ def test_unknown_option_names_the_option_it_resembles() -> None:
     ({"parallel": "yes"}, "dsl-to-llvm-cpu: parallel must be true or false, got 'yes'"),
     ({"internalize-entries": "x"}, "dsl-to-llvm-cpu: internalize-entries must be true or false, got 'x'"),
     ({"approximate-math": "x"}, "dsl-to-llvm-cpu: approximate-math must be true or false, got 'x'"),
+    ({"avx512-exp": 3}, "dsl-to-llvm-cpu: avx512-exp must be true or false, got '3'"),
     ({"vector-size": "abc"}, "dsl-to-llvm-cpu: vector-size must be an integer, got 'abc'"),
     ({"vector-size": 0}, "dsl-to-llvm-cpu: vector-size must be a power of two, got 0"),
     ({"vector-size": 4096}, "dsl-to-llvm-cpu: vector-size must be at most 1024, got 4096"),
@@ -213,6 +214,7 @@ def test_every_nvptx_option_is_checked(options: dict[str, object], message: str)
     ("func.func(dsl-tile{vector_size=8})", "dsl-tile: no option vector_size; did you mean vector-size?"),
     ("func.func(dsl-vectorize{approximate-math=maybe})",
      "dsl-vectorize: approximate-math must be true or false, got 'maybe'"),
+    ("func.func(dsl-vectorize{avx512-exp=maybe})", "dsl-vectorize: avx512-exp must be true or false, got 'maybe'"),
     ("dsl-emit-c-interface{internalise}", "dsl-emit-c-interface: no option internalise; did you mean internalize?"),
 ])
 def test_options_of_dsl_passes_are_checked(pipeline: str, message: str) -> None:

@@ -107,6 +107,11 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Polynomial approximations of vector exp/log/tanh "
                      "(otherwise libm calls per element)"),
       llvm::cl::init(true)};
+  Option<bool> avx512Exp{
+      *this, "avx512-exp",
+      llvm::cl::desc("With approximate-math on an AVX-512 host: f32 exp "
+                     "through vscalefps (dsl-vectorize)"),
+      llvm::cl::init(true)};
 };
 
 std::string listText(ArrayRef<int64_t> xs) {
@@ -145,6 +150,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
       p += " matmul-tile-sizes=" + listText(opts.matmulTileSizes);
     p += "}),canonicalize,func.func(dsl-vectorize{approximate-math=";
     p += opts.approximateMath ? "true" : "false";
+    p += opts.avx512Exp ? " avx512-exp=true" : " avx512-exp=false";
     // Loop-invariant reads of tensors (a row's mean or max inside the loop
     // along the row) and the math on them move out of the loop.
     p += "}),canonicalize,cse,loop-invariant-code-motion,";
@@ -186,7 +192,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
   p += "convert-vector-to-scf{full-unroll=true},"
        "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
        "math-extend-to-supported-types,dsl-expand-float-conversions,"
-       "finalize-memref-to-llvm,convert-vector-to-llvm,"
+       "finalize-memref-to-llvm,convert-vector-to-llvm{enable-x86vector},"
        "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
        "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
        "convert-ub-to-llvm,reconcile-unrealized-casts,dsl-loop-annotations,dsl-bf16-as-i16";
@@ -210,6 +216,7 @@ constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
     {"internalize-entries", dsl::OptionKind::Bool},
     {"boundscheck", dsl::OptionKind::Bool},
     {"approximate-math", dsl::OptionKind::Bool},
+    {"avx512-exp", dsl::OptionKind::Bool},
     {"vectorize-thread-loops", dsl::OptionKind::Bool},
 };
 

@@ -9,6 +9,7 @@
 #include "dsl/Conversion/MinMaxReductions.h"
 #include "dsl/Conversion/OptionChecks.h"
 #include "dsl/Conversion/Passes.h"
+#include "dsl/Conversion/ScalefExp.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -164,6 +165,7 @@ struct DslVectorize : dsl::impl::DslVectorizeBase<DslVectorize> {
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
     static constexpr dsl::OptionSpec specs[] = {
         {"approximate-math", dsl::OptionKind::Bool},
+        {"avx512-exp", dsl::OptionKind::Bool},
         {"lower-vector-ops", dsl::OptionKind::Bool}};
     if (failed(dsl::checkPassOptionText(getArgument(), options, specs,
                                         errorHandler)))
@@ -203,6 +205,9 @@ struct DslVectorize : dsl::impl::DslVectorizeBase<DslVectorize> {
     RewritePatternSet lowering(ctx);
     populateVectorLoweringPatterns(lowering);
     if (approximateMath) {
+      // Preferred over upstream's exp (higher benefit) where it applies.
+      if (avx512Exp && dsl::hostHasAvx512())
+        dsl::populateScalefExpPatterns(lowering);
       populateMathF32ExpansionPatterns(lowering, isApproximated);
       populateMathPolynomialApproximationPatterns(lowering, isApproximated);
     }
