@@ -141,6 +141,11 @@ def _nb_chain(a: np.ndarray, b: np.ndarray, c: np.ndarray, o: np.ndarray) -> Non
         o[i] = v if v > 0 else 0.0
 
 
+def _nb_exp(a: np.ndarray, o: np.ndarray) -> None:
+    for i in range(a.shape[0]):
+        o[i] = np.exp(a[i])
+
+
 def _nb_column_sum(x: np.ndarray, o: np.ndarray) -> None:
     o[:] = 0
     for i in range(x.shape[0]):
@@ -191,6 +196,21 @@ def bench_chain(bw: float) -> Row:
 
     return Row("mul+add+relu", "10M f32", timeit(call), timeit(numpy_chain), 16 * N, "GB/s", bw,
                numba_time(_nb_chain, a, b, c, o))
+
+
+def bench_exp(bw: float) -> Row:
+    """exp over 10M f32 in [-80, 80]: the vector exp (vscalefps on AVX-512, else MLIR's
+    polynomial) against numpy's and numba's."""
+    t = tensor([N])
+    a = RNG.uniform(-80, 80, N).astype(np.float32)
+    o = np.empty_like(a)
+    call = compile_kernel(f"""func.func @vexp(%a: {t}) -> {t} {{
+      %0 = dsl.exp %a : {t}
+      return %0 : {t} }}""", "vexp", [a, o])
+    call()
+    np.testing.assert_allclose(o, np.exp(a.astype(np.float64)), rtol=1e-6)
+    return Row("exp", "10M f32", timeit(call), timeit(lambda: np.exp(a, out=o)), 8 * N, "GB/s", bw,
+               numba_time(_nb_exp, a, o))
 
 
 def bench_matmul(n: int, blas_peak: list[float]) -> Row:
@@ -438,9 +458,13 @@ def main() -> None:
     global PARALLEL, EXTRA_OPTIONS
     bw = copy_bandwidth()
     blas_peak: list[float] = []
-    results = [bench_add(bw), bench_chain(bw), *matmul_rows(blas_peak),
+    results = [bench_add(bw), bench_chain(bw), bench_exp(bw), *matmul_rows(blas_peak),
                bench_softmax(4096, 1024, bw), bench_layernorm(4096, 1024, bw),
                bench_softmax(1151, 8192, bw), bench_layernorm(1151, 8192, bw)]
+    EXTRA_OPTIONS = {"avx512-exp": False}  # MLIR's exp approximation on any host
+    mlir_exp = bench_exp(bw)
+    mlir_exp.kernel += ", avx512-exp=false"
+    results.append(mlir_exp)
     EXTRA_OPTIONS = {"fuse-rows": False}  # the row ops op by op, for comparison
     for unfused in (bench_softmax(1151, 8192, bw), bench_layernorm(1151, 8192, bw)):
         unfused.kernel += ", fuse-rows=false"
