@@ -2,16 +2,26 @@
 // RUN: dsl-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dsl-nontemporal-stores{min-bytes=0}))' | FileCheck %s --check-prefix=OFF
 
 // A large output written row by row: the row loop's inner loop is versioned on
-// the output's alignment (first element and row stride 16-byte multiples); the
-// aligned copy streams, the other is the loop as it was; a fence follows the
-// outermost loop.
+// the output's alignment. Its stores are whole 64-byte vectors at 64-byte steps,
+// so first on 64 bytes (first element and row stride): whole-register
+// streaming stores; else on 16 bytes: streaming stores LLVM splits; else the
+// loop as it was. A fence follows the outermost loop.
 // CHECK-LABEL: func.func @rows
+// CHECK: %[[PTR64:.*]] = memref.extract_aligned_pointer_as_index %arg1
+// CHECK: %[[FIRST64:.*]] = arith.addi %[[PTR64]]
+// CHECK: %[[REM64:.*]] = arith.remui %[[FIRST64]], %c64
+// CHECK: %[[OK64:.*]] = arith.cmpi eq, %[[REM64]]
+// CHECK: %[[ALIGNED64:.*]] = arith.andi %[[OK64]]
 // CHECK: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %arg1
 // CHECK: %[[FIRST:.*]] = arith.addi %[[PTR]]
 // CHECK: %[[REM:.*]] = arith.remui %[[FIRST]], %c16
 // CHECK: %[[OK:.*]] = arith.cmpi eq, %[[REM]]
 // CHECK: %[[ALIGNED:.*]] = arith.andi %[[OK]]
 // CHECK: scf.for
+// CHECK: scf.if %[[ALIGNED64]] {
+// CHECK:   scf.for
+// CHECK:     vector.store %{{.*}}, %{{.*}} {alignment = 64 : i64, nontemporal = true} : memref<1x16xf32, strided<[1024, 1], offset: ?>>, vector<16xf32>
+// CHECK: } else {
 // CHECK: scf.if %[[ALIGNED]] {
 // CHECK:   scf.for
 // CHECK:     vector.store %{{.*}}, %{{.*}} {alignment = 16 : i64, nontemporal = true} : memref<1x16xf32, strided<[1024, 1], offset: ?>>, vector<16xf32>
@@ -38,6 +48,28 @@ func.func @rows(%x: memref<64x1024xf32>, %out: memref<64x1024xf32>) {
       %piece = memref.subview %row[0, %j] [1, 16] [1, 1] : memref<1x1024xf32, strided<[1024, 1], offset: ?>> to memref<1x16xf32, strided<[1024, 1], offset: ?>>
       vector.transfer_write %w, %piece[%c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x16xf32, strided<[1024, 1], offset: ?>>
     }
+  }
+  return
+}
+
+// -----
+
+// Stores of 16-byte vectors: no 64-byte copy (a 64-byte aligned output gains
+// nothing), only the 16-byte one.
+// CHECK-LABEL: func.func @narrow
+// CHECK-NOT: %c64
+// CHECK: scf.if
+// CHECK:   vector.store {{.*}} {alignment = 16 : i64, nontemporal = true} {{.*}} vector<4xf32>
+// CHECK: } else {
+// CHECK:   vector.transfer_write
+func.func @narrow(%x: memref<4096xf32>, %out: memref<4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  %pad = ub.poison : f32
+  scf.for %j = %c0 to %c4096 step %c4 {
+    %v = vector.transfer_read %x[%j], %pad {in_bounds = [true]} : memref<4096xf32>, vector<4xf32>
+    vector.transfer_write %v, %out[%j] {in_bounds = [true]} : vector<4xf32>, memref<4096xf32>
   }
   return
 }

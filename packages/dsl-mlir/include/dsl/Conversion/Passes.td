@@ -122,7 +122,10 @@ def DslNontemporalStores
     arguments' first elements and row strides are 16-byte aligned (and, for
     dynamic sizes, each argument has at least `min-bytes`), a copy whose
     stores are `vector.store {nontemporal, alignment = 16}`, else the loop as
-    it was. Non-temporal stores are weakly ordered: a fence (`sfence` through
+    it was. When all of the loop's candidate stores write whole 64-byte
+    vectors at 64-byte steps, it is first versioned on 64-byte alignment, a
+    copy with `alignment = 64` (one whole-register streaming store each
+    instead of four of 16 bytes). Non-temporal stores are weakly ordered: a fence (`sfence` through
     `llvm.call_intrinsic` on an x86 host, else `llvm.fence seq_cst`) follows
     the outermost op of the function (or of an `scf.forall` body) around
     them, so another thread that synchronizes with this one sees the data. `min-bytes=0` turns the pass off.
