@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import math
 import threading
 import weakref
 from collections.abc import Sequence
@@ -54,9 +55,7 @@ def empty_result(shape: Sequence[int], dtype: np.dtype[Any]) -> np.ndarray:
     """An uninitialised C-contiguous array; with at least ``ALIGNED_RESULT_MIN_BYTES``,
     a view of a byte buffer one page larger, starting ``RESULT_PAGE_OFFSET`` bytes
     into a page."""
-    nbytes = dtype.itemsize
-    for n in shape:
-        nbytes *= n
+    nbytes = math.prod(shape) * dtype.itemsize
     if nbytes < ALIGNED_RESULT_MIN_BYTES:
         return np.empty(shape, dtype)
     raw = np.empty(nbytes + _PAGE - 1, np.uint8)
@@ -86,11 +85,16 @@ def _result_allocator(abi: KernelABI) -> Any:
                 dims.append(("bound", where[dim]))
             else:
                 dims.append(("unknown", d))
-        plans.append((r.name, numpy_dtype(r.dtype), dims))
+        dtype = numpy_dtype(r.dtype)
+        # A static result under the threshold is a plain np.empty, decided once here
+        # rather than on every call.
+        static = all(how == "static" for how, _ in dims)
+        small = static and math.prod(d for _, d in dims) * dtype.itemsize < ALIGNED_RESULT_MIN_BYTES
+        plans.append((r.name, dtype, dims, np.empty if small else empty_result))
 
     def allocate(args: Sequence[Any]) -> list[np.ndarray]:
         out = []
-        for name, dtype, dims in plans:
+        for name, dtype, dims, empty in plans:
             shape = []
             for how, what in dims:
                 if how == "static":
@@ -101,7 +105,7 @@ def _result_allocator(abi: KernelABI) -> Any:
                     raise ValueError(
                         f"{abi.function}: the size of dimension {what} of result '{name}' is not "
                         f"known from the inputs; pass out= with a preallocated array")
-            out.append(empty_result(shape, dtype))
+            out.append(empty(shape, dtype))
         return out
 
     return allocate
