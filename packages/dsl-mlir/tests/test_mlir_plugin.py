@@ -127,6 +127,28 @@ def test_plugin_pass_rewrites_square_into_dsl_mul(cpp_plugin: pathlib.Path) -> N
     assert "myext.square" in original
 
 
+def test_shared_context_and_its_kept_pass_manager_see_a_plugin_loaded_later(
+        cpp_plugin: pathlib.Path) -> None:
+    proc = _python("""
+        import sys, dsl_mlir
+        plain = "func.func @g(%x: tensor<?xf32>) -> tensor<?xf32> {" \\
+                "  %0 = dsl.add %x, %x : tensor<?xf32>  return %0 : tensor<?xf32> }"
+        ctx = dsl_mlir.shared_context()                 # made and used before the load
+        before = str(dsl_mlir.lower(dsl_mlir.parse_module(plain, ctx)))
+        dsl_mlir.load_plugin(sys.argv[1])
+        assert dsl_mlir.shared_context() is ctx
+        module = dsl_mlir.parse_module(sys.argv[2], ctx)
+        print(dsl_mlir.lower(module, "myext-lower-square"))
+        lowered = dsl_mlir.lower(module, "myext-lower-square,dsl-to-llvm-cpu")
+        assert "llvm.func @_mlir_ciface_f" in str(lowered), lowered
+        assert str(dsl_mlir.lower(dsl_mlir.parse_module(plain, ctx))) == before
+        print("OK")
+    """, str(cpp_plugin), SOURCE)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "dsl.mul %arg0, %arg0 : tensor<?xf32>" in proc.stdout
+    assert proc.stdout.rstrip().endswith("OK")
+
+
 def test_plugin_jit_result_equals_numpy(cpp_plugin: pathlib.Path) -> None:
     # The example script itself: load, myext-lower-square + dsl-to-llvm-cpu, JIT, compare with numpy.
     script = pathlib.Path(__file__).resolve().parents[3] / "examples" / "cpp-plugin" / "run_plugin.py"

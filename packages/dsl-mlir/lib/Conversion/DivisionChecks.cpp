@@ -88,6 +88,8 @@ struct DslCheckDivisions : dsl::impl::DslCheckDivisionsBase<DslCheckDivisions> {
           !hasSafeConstantDivisor(op))
         divisions.push_back(op);
     });
+    if (divisions.empty())
+      return markAllAnalysesPreserved();
     for (Operation *op : divisions)
       guardDivision(op, module);
   }

@@ -200,6 +200,9 @@ struct ExpandFloatConversions
       if (needsExpansion(op))
         truncs.push_back(op);
     });
+    if (arithmetic.empty() && intToBf16.empty() && reductions.empty() &&
+        truncs.empty())
+      return markAllAnalysesPreserved();
     for (arith::TruncFOp op : truncs) {
       OpBuilder b(op);
       Value result = narrowFloat(b, op.getLoc(), op.getIn(),

@@ -391,6 +391,11 @@ struct DslLowerLaunchesToCpu
     ModuleOp module = getOperation();
     llvm::StringMap<func::FuncOp> outlined;
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+    if (gpuModules.empty() &&
+        !module->hasAttr(gpu::GPUDialect::getContainerModuleAttrName()) &&
+        !module.walk([](gpu::LaunchFuncOp) { return WalkResult::interrupt(); })
+             .wasInterrupted())
+      return markAllAnalysesPreserved();  // no kernel: the module is unchanged
     for (gpu::GPUModuleOp gm : gpuModules) {
       for (auto kernel : llvm::make_early_inc_range(gm.getOps<gpu::GPUFuncOp>())) {
         if (!kernel.isKernel())

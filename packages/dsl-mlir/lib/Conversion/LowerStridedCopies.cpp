@@ -28,6 +28,8 @@ struct DslLowerStridedCopies
           !isContiguous(op.getTarget().getType()))
         copies.push_back(op);
     });
+    if (copies.empty())
+      return markAllAnalysesPreserved();
     IRRewriter rewriter(&getContext());
     for (memref::CopyOp op : copies) {
       rewriter.setInsertionPoint(op);

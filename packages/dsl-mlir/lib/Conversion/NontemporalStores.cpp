@@ -340,7 +340,7 @@ struct DslNontemporalStores
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     if (minBytes <= 0 || fn.isExternal())
-      return;
+      return markAllAnalysesPreserved();
     // The innermost loop around each candidate, with the arguments it writes.
     llvm::MapVector<Operation *, llvm::SetVector<BlockArgument>> loops;
     llvm::DenseMap<BlockArgument, bool> allowed;
@@ -370,7 +370,7 @@ struct DslNontemporalStores
     }
     loops.remove_if([](auto &entry) { return entry.second.empty(); });
     if (loops.empty())
-      return;
+      return markAllAnalysesPreserved();
     OpBuilder entry = OpBuilder::atBlockBegin(&fn.getBody().front());
     llvm::DenseMap<std::pair<BlockArgument, int64_t>, Value> conditions;
     auto condition = [&](const llvm::SetVector<BlockArgument> &roots,

@@ -286,6 +286,8 @@ struct DslPrefetchRows : dsl::impl::DslPrefetchRowsBase<DslPrefetchRows> {
       if (isa<scf::ForOp, scf::ForallOp>(op))
         loops.push_back(op);
     });
+    if (loops.empty())  // no row loop: the IR is unchanged (no verification)
+      return markAllAnalysesPreserved();
     for (Operation *op : loops)
       prefetchNextRow(op);
   }

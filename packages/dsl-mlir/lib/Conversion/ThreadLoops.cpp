@@ -311,6 +311,8 @@ struct DslThreadLoops : dsl::impl::DslThreadLoopsBase<DslThreadLoops> {
       if (loop->hasAttr(kThreadLoopAttr))
         loops.push_back(loop);
     });
+    if (loops.empty())  // no thread loop (no kernel launch): nothing to do
+      return markAllAnalysesPreserved();
     for (scf::ForOp loop : loops) {
       Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
       do
@@ -370,10 +372,12 @@ void tagAccesses(const llvm::SetVector<Block *> &blocks, ArrayRef<LLVM::AccessGr
 /// parallel accesses go on every load and store of the loop.
 struct DslLoopAnnotations : dsl::impl::DslLoopAnnotationsBase<DslLoopAnnotations> {
   void runOnOperation() override {
-    getOperation().walk([](Operation *op) {
+    bool changed = false;
+    getOperation().walk([&](Operation *op) {
       auto annotation = op->getAttrOfType<LLVM::LoopAnnotationAttr>(kLoopAnnotationAttr);
       if (!annotation)
         return;
+      changed = true;
       op->removeAttr(kLoopAnnotationAttr);
       if (auto br = dyn_cast<LLVM::BrOp>(op)) {
         br.setLoopAnnotationAttr(annotation);
@@ -383,6 +387,8 @@ struct DslLoopAnnotations : dsl::impl::DslLoopAnnotationsBase<DslLoopAnnotations
         condBr.setLoopAnnotationAttr(annotation);
       }
     });
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 

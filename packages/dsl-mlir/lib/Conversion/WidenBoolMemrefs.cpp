@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::dsl {
@@ -78,9 +79,35 @@ struct Retype : ConversionPattern {
   }
 };
 
+bool isBoolMemref(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && memref.getElementType().isInteger(1);
+}
+
+/// Whether any value, block argument, signature or global under `root` is a
+/// memref of i1 (most modules have none: the pass then leaves them as they are).
+bool hasBoolMemrefs(Operation *root) {
+  auto any = [](TypeRange types) { return llvm::any_of(types, isBoolMemref); };
+  return root
+      ->walk([&](Operation *op) {
+        bool found = any(op->getOperandTypes()) || any(op->getResultTypes());
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            found = found || any(block.getArgumentTypes());
+        if (auto fn = dyn_cast<FunctionOpInterface>(op))
+          found = found || any(fn.getArgumentTypes()) || any(fn.getResultTypes());
+        if (auto global = dyn_cast<memref::GlobalOp>(op))
+          found = found || isBoolMemref(global.getType());
+        return found ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 struct DslWidenBoolMemrefs
     : dsl::impl::DslWidenBoolMemrefsBase<DslWidenBoolMemrefs> {
   void runOnOperation() override {
+    if (!hasBoolMemrefs(getOperation()))
+      return markAllAnalysesPreserved();
     MLIRContext *ctx = &getContext();
     TypeConverter converter;
     converter.addConversion([](Type t) { return t; });

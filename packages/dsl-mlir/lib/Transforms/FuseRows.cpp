@@ -209,7 +209,7 @@ struct DslFuseRows : dsl::impl::DslFuseRowsBase<DslFuseRows> {
     if (!getOperation().walk([](Operation *op) {
           return isRowReduction(op) ? WalkResult::interrupt() : WalkResult::advance();
         }).wasInterrupted())
-      return;
+      return markAllAnalysesPreserved();
     // The run-time checks of dynamic sizes read them with tensor.dim of the
     // ops' results; read from the operands instead, they no longer keep a
     // fused producer alive.

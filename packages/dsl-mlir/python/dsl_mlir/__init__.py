@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from .api import lower as lower
     from .api import parse_module as parse_module
     from .api import pipeline_names as pipeline_names
+    from .api import shared_context as shared_context
     from .api import to_assembly as to_assembly
     from .api import to_llvm_ir as to_llvm_ir
     from .api import verify as verify
@@ -66,7 +67,7 @@ _LAZY = {
     **dict.fromkeys(("PLUGIN_ABI_VERSION", "dialects", "execution_engine", "ir", "passmanager"),
                     "._lib"),
     **dict.fromkeys(("PluginInfo", "context", "jit", "load_plugin", "loaded_plugins", "lower",
-                     "parse_module", "pipeline_names", "to_assembly", "to_llvm_ir", "verify"),
+                     "parse_module", "pipeline_names", "shared_context", "to_assembly", "to_llvm_ir", "verify"),
                     ".api"),
 }
 
@@ -112,6 +113,7 @@ __all__ = [
     "pipeline_names",
     "raise_pending_error",
     "runtime",
+    "shared_context",
     "to_assembly",
     "to_llvm_ir",
     "verify",

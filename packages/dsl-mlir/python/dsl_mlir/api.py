@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from . import _shared
 from ._compiled import (
     ASYNC_RUNTIME,
     ERROR_HOOK_SYMBOL,
@@ -119,6 +120,21 @@ def context(multithreading: bool | Literal["auto"] = True) -> ir.Context:
         ctx.enable_multithreading(False)
         _THREADING[ctx] = multithreading
     return ctx
+
+
+def shared_context() -> ir.Context:
+    """This thread's long-lived context (``context(multithreading="auto")``), for
+    compilers that build and lower many small modules: the same context on every call
+    from one thread, a new one after ``dsl_mlir._shared.SHARED_CONTEXT_USES`` calls (a
+    context keeps every type and attribute it made). ``lower`` keeps the pass managers
+    it parses on it, so a module after the first pays neither a new context nor the
+    initialization of the passes. The runtime compiles on it.
+
+    Use it from its own thread only: the context does not lock (modules made on it may
+    be read elsewhere while this thread is not compiling). Plugins loaded later are
+    added to it as to every context ``context()`` made.
+    """
+    return _shared.shared_context(lambda: context(multithreading="auto"))
 
 
 def _lowering_threads(module: ir.Module, ctx: ir.Context) -> bool | None:
@@ -306,12 +322,16 @@ def _pipeline_diagnostics(text: str, message: str) -> list[Diagnostic]:
     return diags
 
 
+def _pipeline_text(pipeline: str, options: Mapping[str, OptionValue] | None) -> str:
+    # dsl-check-lowerable first: types and sizes no pass can handle are refused before any
+    # pass (of ours or upstream's, LLVM being built with assertions) meets them.
+    return f"builtin.module(dsl-check-lowerable,{pipeline}{_format_options(options)})"
+
+
 def _pass_manager(
     pipeline: str, options: Mapping[str, OptionValue] | None, ctx: ir.Context
 ) -> passmanager.PassManager:
-    # dsl-check-lowerable first: types and sizes no pass can handle are refused before any
-    # pass (of ours or upstream's, LLVM being built with assertions) meets them.
-    text = f"builtin.module(dsl-check-lowerable,{pipeline}{_format_options(options)})"
+    text = _pipeline_text(pipeline, options)
     try:
         return passmanager.PassManager.parse(text, ctx)
     except (ValueError, ir.MLIRError) as err:
@@ -341,7 +361,10 @@ def lower(
     verify(module)
     target = module if inplace else _copy(module)
     ctx = module.context
-    pm = _pass_manager(pipeline, options, ctx)
+    text = _pipeline_text(pipeline, options)
+    # ``dump_dir`` adds IR printing to the manager: never one that is kept.
+    pm = (_pass_manager(pipeline, options, ctx) if dump_dir is not None else
+          _shared.pass_manager(ctx, text, lambda: _pass_manager(pipeline, options, ctx)))
     # IR printing requires a single-threaded context, set before printing is (MLIR
     # aborts otherwise) and for the whole run.
     threads = False if dump_dir is not None else _lowering_threads(module, ctx)
@@ -354,6 +377,7 @@ def lower(
                                   tree_printing_dir_path=os.fspath(dump_dir))
         pm.run(target.operation)
     except ir.MLIRError as err:
+        _shared.forget_pass_manager(ctx, text)
         raise from_mlir_error(f"pipeline {pipeline!r} failed", err) from None
     finally:
         if threads is not None:  # back to the context's own setting

@@ -242,12 +242,13 @@ def abandon_engines() -> int:
 
 
 def mlir_context() -> Any:
-    """A new MLIR context for the runtime's work: single-threaded unless the module it
-    lowers is large (``dsl_mlir.context(multithreading="auto")``; small kernels lower
-    faster without the thread pool)."""
+    """The MLIR context of the runtime's work: this thread's long-lived one
+    (``dsl_mlir.shared_context()``: no new context per compile, and the pass managers of
+    the pipeline are kept on it), single-threaded unless the module it lowers is large
+    (small kernels lower faster without the thread pool)."""
     import dsl_mlir
 
-    return dsl_mlir.context(multithreading="auto")
+    return dsl_mlir.shared_context()
 
 
 def ptx_of_lowered(lowered: str) -> str:
