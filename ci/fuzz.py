@@ -69,8 +69,12 @@ def main() -> int:
     base = int(os.environ.get("FUZZ_SEED", random.randrange(2**31)))
     out = Path(os.environ.get("FUZZ_OUT", "fuzz-failures"))
     count = int(os.environ.get("FUZZ_BATCH", "50"))
+    with tempfile.TemporaryDirectory(prefix="dsl-fuzz-") as scratch:
+        return _fuzz(seconds, base, out, count, Path(scratch))
+
+
+def _fuzz(seconds: float, base: int, out: Path, count: int, workdir: Path) -> int:
     feats = features()
-    workdir = Path(tempfile.mkdtemp(prefix="dsl-fuzz-"))
     stats = {"programs": 0, "skipped": 0, "failures": 0}
     deadline = time.monotonic() + seconds
     print(f"fuzzing for {seconds:.0f} s from seed {base}, features: {feats}", flush=True)

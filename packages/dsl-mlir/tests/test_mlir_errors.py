@@ -156,3 +156,25 @@ def test_errors_never_abort_the_process() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "survived"
+
+
+@pytest.mark.parametrize("memfd", [True, False], ids=["memfd", "temporary-file"])
+def test_captured_stderr_is_handed_out_and_written_back(
+        memfd: bool, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    """What native code prints on fd 2 inside the block becomes data and still reaches
+    stderr; without a memfd (an old kernel, a seccomp filter) a temporary file holds it."""
+    from dsl_mlir import _errors
+
+    if not memfd:
+        def refused(name: str, flags: int = 0) -> int:
+            raise OSError(38, "Function not implemented")
+        monkeypatch.setattr(os, "memfd_create", refused, raising=False)
+    text = "JIT session error: Symbols not found: [ no_such_helper_xyz ]\n" + "é" * 3000
+    with _errors.capture_stderr() as printed:
+        os.write(2, text.encode())
+        assert printed == []
+    assert printed == [text]
+    assert capfd.readouterr().err == text
+    with _errors.capture_stderr() as nothing:
+        pass
+    assert nothing == [""] and capfd.readouterr().err == ""

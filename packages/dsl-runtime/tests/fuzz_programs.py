@@ -521,16 +521,16 @@ def programs(draw: Callable[..., Any], features: Features = Features()) -> Case:
 _MODULES: list[Any] = []
 
 
-def load(case: Case, directory: Path | None = None) -> Any:
+def load(case: Case, directory: Path) -> Any:
     try:
         return _load(case, directory)
     except ParserError as err:
         raise Skip(f"not a valid program: {err.message}") from None
 
 
-def _load(case: Case, directory: Path | None = None) -> Any:
-    """Import the case's source from a file (the parser and the interpreter read it)."""
-    directory = directory or Path(tempfile.mkdtemp(prefix="dslfuzz-"))
+def _load(case: Case, directory: Path) -> Any:
+    """Import the case's source from a file in ``directory`` (the parser and the
+    interpreter read it); the caller owns the directory and removes it."""
     name = f"dslfuzz_{abs(hash(case.source)) % 10**12}"
     path = directory / f"{name}.py"
     path.write_text(case.source)
@@ -619,8 +619,16 @@ def check(case: Case, option_sets: dict[str, dict[str, Any]] = OPTION_SETS,
 
 def compiled_agrees(case: Case, want: tuple[Any, ...] | Raised,
                     option_sets: dict[str, dict[str, Any]]) -> str | None:
-    """(In the worker) the case's compiled results against ``want``; None when they agree."""
-    module = load(case)
+    """(In the worker) the case's compiled results against ``want``; None when they agree.
+    The case's source lives in a directory removed when the comparison ends (the worker
+    runs thousands of cases; nothing of them stays behind in the temporary directory)."""
+    with tempfile.TemporaryDirectory(prefix="dslfuzz-") as scratch:
+        return _compiled_agrees(case, want, option_sets, Path(scratch))
+
+
+def _compiled_agrees(case: Case, want: tuple[Any, ...] | Raised,
+                     option_sets: dict[str, dict[str, Any]], scratch: Path) -> str | None:
+    module = load(case, scratch)
     target, kw = entry_of(case, module)
     label = "?"
     try:

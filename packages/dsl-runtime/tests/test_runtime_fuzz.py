@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -33,8 +32,8 @@ import fuzz_programs as fp
 EXAMPLES = int(os.environ.get("DSL_FUZZ_EXAMPLES", "120"))
 
 
-def test_compiled_code_agrees_with_the_interpreter() -> None:
-    directory = Path(tempfile.mkdtemp(prefix="dsl-fuzz-ci-"))
+def test_compiled_code_agrees_with_the_interpreter(tmp_path: Path) -> None:
+    directory = tmp_path
     ran: list[int] = []
 
     @seed(20261201)
