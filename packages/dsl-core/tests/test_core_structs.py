@@ -50,6 +50,35 @@ def test_construction_errors_name_the_struct_and_field():
         P(1.5, 0.0)
 
 
+def _built(*args, **kwargs):
+    try:
+        return P(*args, **kwargs)
+    except (TypeError, ValueError) as err:
+        return type(err), str(err)
+
+
+@pytest.mark.parametrize("a, b", [
+    (1, 2.5), (-2**31, 1e-45), (2**31 - 1, 3.4028234663852886e38), (True, 0.1),
+    (2**31, 0.0), (1.0, 0.0), ("1", 0.0), (1, 1e39), (1, float("nan")), (1, float("-inf")),
+    (1, 2**200), (1, "2.0"), (1, None), (dc.Int32(7), dc.Float32(0.5)), (1, dc.Int8(3)),
+])
+def test_positional_construction_agrees_with_keywords(a, b):
+    """Positional values of a struct without Constexpr fields take a shorter path (no
+    binding by name); it must round, convert and refuse exactly as binding by name."""
+    positional, named = _built(a, b), _built(a=a, b=b)
+    if isinstance(named, P):
+        assert isinstance(positional, P)
+        assert repr(positional) == repr(named)  # (NaN != NaN: compare the printed values)
+        assert type(positional.a) is dc.Int32 and type(positional.b) is dc.Float32
+    else:
+        assert positional == named
+
+
+def test_positional_construction_of_a_constexpr_struct_still_specializes():
+    t = Tile(4, 3)
+    assert type(t) is Tile.specialize(size=4) and t.x == dc.Int32(3)
+
+
 def test_structs_are_frozen():
     p = P(1, 2.0)
     with pytest.raises(AttributeError, match="struct P is frozen: cannot assign 'a'"):

@@ -94,3 +94,63 @@ def test_invoke_works_and_raises_the_checks_errors_whatever_the_pipeline(passes:
     np.testing.assert_array_equal(call(12), x[12:16, 2:5])  # the error was cleared
     with pytest.raises(RuntimeError, match="Unknown function nope"):
         engine.lookup("nope")
+
+
+def test_reused_target_machines_keep_each_opt_level_apart() -> None:
+    """The JIT lends host TargetMachines from a pool kept per code generation level:
+    alternating levels, each level's code is the same as the first time, and O0 code is
+    not O3 code."""
+    with dsl_mlir.context():
+        lowered = dsl_mlir.lower(dsl_mlir.parse_module(TEXT))
+        fast = dsl_mlir.FAST_LLVM_PASSES  # the same IR pipeline: only code generation differs
+        first = {level: dsl_mlir.to_assembly(lowered, level, llvm_passes=fast) for level in (0, 3)}
+        again = [(level, dsl_mlir.to_assembly(lowered, level, llvm_passes=fast))
+                 for level in (3, 0, 3, 0)]
+    assert all(text == first[level] for level, text in again)
+    # O0 code generation (fast register allocation) spills to the stack: O3's far less
+    assert first[0].count("(%rsp)") > 3 * first[3].count("(%rsp)")
+
+
+THREADED_JIT = """
+import threading
+import numpy as np
+import dsl_mlir
+import test_mlir_jit_passes as t
+
+errors = []
+
+def work(seed):
+    try:
+        rng = np.random.default_rng(seed)
+        for i in range(6):
+            x = rng.standard_normal(257).astype(np.float32)
+            y = rng.standard_normal(257).astype(np.float32)
+            out = np.zeros_like(x)
+            with dsl_mlir.context():
+                lowered = dsl_mlir.lower(dsl_mlir.parse_module(t.TEXT))
+                engine = dsl_mlir.jit(lowered, opt_level=(seed + i) % 4,
+                                      llvm_passes=dsl_mlir.FAST_LLVM_PASSES)
+                t._run(engine, x, y, out)
+            np.testing.assert_allclose(out, x * x + y, rtol=1e-6)
+    except BaseException as err:
+        errors.append(repr(err))
+
+threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+for th in threads: th.start()
+for th in threads: th.join()
+print("ERRORS", errors)
+"""
+
+
+def test_concurrent_jits_on_threads_share_the_target_pool_safely() -> None:
+    """Four threads compile and run modules at once at mixed opt levels (each pooled
+    TargetMachine is lent to one thread at a time); in a subprocess, so that a race that
+    crashes is a failure here rather than the end of the run."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.run([sys.executable, "-c", THREADED_JIT], capture_output=True, text=True,
+                          timeout=300, cwd=Path(__file__).parent)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines()[-1] == "ERRORS []"

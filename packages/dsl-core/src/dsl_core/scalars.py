@@ -59,6 +59,8 @@ class Numeric:
         """Validated host value (or ir.Value) of ``x`` for this type."""
         if x.__class__ is cls:
             return x._v
+        if x.__class__ is float or x.__class__ is int:  # the common case, checked first
+            return cls._from_python(x)
         if isinstance(x, Numeric):
             if x.is_traced:
                 raise TypeError(
@@ -172,7 +174,11 @@ class Numeric:
 
     @classmethod
     def _dsl_coerce_(cls, value: Any) -> Any:
-        return value if value.__class__ is cls else cls(value)
+        if value.__class__ is cls:
+            return value
+        obj = object.__new__(cls)  # as cls(value), without the call through __init__
+        obj._v = cls._coerce(value)
+        return obj
 
     @classmethod
     def __dsl_size_of__(cls) -> int:
@@ -300,7 +306,7 @@ class Float(Numeric):
     def _from_python(cls, x: Any) -> Any:
         if not cls.kind:
             return super()._from_python(x)
-        return cls._round(_numbers.to_float(cls.__name__, x))
+        return cls._round(x if x.__class__ is float else _numbers.to_float(cls.__name__, x))
 
     def _attribute_text(self) -> str:
         return f"{_numbers.float_hex_bits(self.kind, self._v)} : {self.kind}"

@@ -9,8 +9,9 @@ Positional arguments fill, in order, the fields whose value the type does not fi
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ._fields import MISSING, Field, class_namespace, read_fields
@@ -46,8 +47,22 @@ class StructValue:
     __dsl_layout__: ClassVar[Layout | None] = None
     __dsl_unsupported__: ClassVar[dict[str, str]] = {}
     __dsl_specializations__: ClassVar[dict[Hashable, type[StructValue]]]
+    #: ``(name, coerce)`` of each field when none is Constexpr (the constructor's
+    #: positional fast path), else None.
+    __dsl_plain__: ClassVar[tuple[tuple[str, Callable[[Any], Any]], ...] | None] = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        plain = cls.__dsl_plain__
+        if plain is not None and not kwargs and len(args) == len(plain):
+            # every field given by position and none Constexpr (an adapter's
+            # ``Affine(z.real, z.imag)`` on each call): no binding by name
+            obj = object.__new__(cls)
+            try:
+                for (name, coerce), value in zip(plain, args):  # noqa: B905 (lengths checked)
+                    object.__setattr__(obj, name, coerce(value))
+                return obj
+            except (TypeError, ValueError):
+                pass  # binding by name below raises it again, naming the field
         values = _bind(cls, args, kwargs)
         target = _target_class(cls, values)
         obj = object.__new__(target)
@@ -142,6 +157,12 @@ def _target_class(cls: type[StructValue], values: dict[str, Any]) -> type[Struct
     return _specialize(cls.__dsl_generic__, constexpr)
 
 
+def _coercer(t: type) -> Callable[[Any], Any]:
+    """``coerce_to(t, ·)``, looked up once."""
+    coerce = getattr(t, "_dsl_coerce_", None)
+    return coerce if coerce is not None else functools.partial(coerce_to, t)
+
+
 def _coerce_field(cls: type, f: Field, value: Any) -> Any:
     try:
         return coerce_to(f.value_type, value)
@@ -185,6 +206,8 @@ def _finish(cls: type, fields: tuple[Field, ...], constexpr: dict[str, Any]) -> 
     cls.__dsl_fields__ = fields  # type: ignore[attr-defined]
     cls.__dsl_runtime_fields__ = tuple(f for f in fields if not f.constexpr)  # type: ignore[attr-defined]
     cls.__dsl_constexpr__ = dict(constexpr)  # type: ignore[attr-defined]
+    cls.__dsl_plain__ = None if any(f.constexpr for f in fields) else tuple(  # type: ignore[attr-defined]
+        (f.name, _coercer(f.value_type)) for f in fields)
     attach_protocols(cls)
 
 

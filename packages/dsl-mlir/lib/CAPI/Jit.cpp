@@ -31,6 +31,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <vector>
 
 using namespace mlir;
 
@@ -93,17 +96,100 @@ void initializeNativeTarget() {
   (void)initOnce;
 }
 
+/// The host's description (CPU name and features), detected once per process:
+/// `detectHost` asks the CPU for its features, ~0.3 ms per call.
+llvm::Expected<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
+  static std::mutex mutex;
+  static std::optional<llvm::orc::JITTargetMachineBuilder> host;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!host) {
+    auto detected = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!detected)
+      return detected.takeError();
+    host.emplace(std::move(*detected));
+  }
+  return *host;
+}
+
 /// The host's TargetMachine at `codegenOptLevel` (0-3), as the JIT makes it.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 hostTargetMachine(int codegenOptLevel) {
   if (codegenOptLevel < 0 || codegenOptLevel > 3)
     return llvm::createStringError("codegen opt level must be 0..3");
-  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  auto tmBuilder = hostBuilder();
   if (!tmBuilder)
     return tmBuilder.takeError();
   tmBuilder->setCodeGenOptLevel(static_cast<llvm::CodeGenOptLevel>(codegenOptLevel));
   return tmBuilder->createTargetMachine();
 }
+
+/// Host TargetMachines kept for the LLVM IR pipeline and assembly output: a
+/// new one builds its subtarget (instruction and lowering tables) again on
+/// first use, ~0.7 ms, each compile. A machine is lent to one thread at a time
+/// (its subtarget map is not thread-safe) and returned when the lease ends;
+/// at most `kKept` idle ones per opt level stay (never freed: they live as
+/// long as LLVM's own statics, so process exit never tears them down first).
+class TargetPool {
+public:
+  static constexpr size_t kKept = 4;
+
+  /// A machine lent from the pool, returned when the lease goes away.
+  class Lease {
+  public:
+    Lease(int level, llvm::TargetMachine *tm) : level(level), tm(tm) {}
+    Lease(Lease &&other) noexcept : level(other.level), tm(other.tm) {
+      other.tm = nullptr;
+    }
+    Lease(const Lease &) = delete;
+    Lease &operator=(const Lease &) = delete;
+    Lease &operator=(Lease &&) = delete;
+    ~Lease() {
+      if (tm)
+        TargetPool::get().giveBack(level, tm);
+    }
+    llvm::TargetMachine *get() const { return tm; }
+
+  private:
+    int level;
+    llvm::TargetMachine *tm;
+  };
+
+  static TargetPool &get() {
+    static TargetPool *pool = new TargetPool(); // intentionally never destroyed
+    return *pool;
+  }
+
+  llvm::Expected<Lease> lend(int codegenOptLevel) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto &idle = free[codegenOptLevel];
+      if (!idle.empty()) {
+        llvm::TargetMachine *tm = idle.back();
+        idle.pop_back();
+        return Lease(codegenOptLevel, tm);
+      }
+    }
+    auto tm = hostTargetMachine(codegenOptLevel);
+    if (!tm)
+      return tm.takeError();
+    return Lease(codegenOptLevel, tm->release());
+  }
+
+private:
+  void giveBack(int level, llvm::TargetMachine *tm) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (free[level].size() < kKept) {
+        free[level].push_back(tm);
+        return;
+      }
+    }
+    delete tm;
+  }
+
+  std::mutex mutex;
+  std::vector<llvm::TargetMachine *> free[4];
+};
 
 /// An error unless `pipeline` (new pass manager text; empty: the default one)
 /// parses: a bad one is reported before any code is compiled.
@@ -118,12 +204,14 @@ llvm::Error checkPipeline(const std::string &pipeline, llvm::TargetMachine *tm) 
   return llvm::Error::success();
 }
 
-/// The host TargetMachine at `codegenOptLevel`, once `pipeline` is known to
-/// parse (targets initialized on first use).
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+/// A host TargetMachine at `codegenOptLevel` lent from the pool, once
+/// `pipeline` is known to parse (targets initialized on first use).
+llvm::Expected<TargetPool::Lease>
 prepareTarget(int codegenOptLevel, const std::string &pipeline) {
   initializeNativeTarget();
-  auto tm = hostTargetMachine(codegenOptLevel);
+  if (codegenOptLevel < 0 || codegenOptLevel > 3)
+    return llvm::createStringError("codegen opt level must be 0..3");
+  auto tm = TargetPool::get().lend(codegenOptLevel);
   if (!tm)
     return tm.takeError();
   if (llvm::Error err = checkPipeline(pipeline, tm->get()))
@@ -200,15 +288,15 @@ extern "C" bool dslEmitAssembly(MlirStringRef llvmIR, MlirStringRef llvmPasses,
     diagnostic.print("llvm-ir", os);
     return fail("could not read the LLVM IR: " + text);
   }
-  module->setTargetTriple((*tm)->getTargetTriple());
-  module->setDataLayout((*tm)->createDataLayout());
+  module->setTargetTriple(tm->get()->getTargetTriple());
+  module->setDataLayout(tm->get()->createDataLayout());
   if (llvm::Error err = makeTransformer(pipeline, codegenOptLevel, tm->get())(module.get()))
     return fail(llvm::toString(std::move(err)));
 
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager codegen;
-  if ((*tm)->addPassesToEmitFile(codegen, os, nullptr,
+  if (tm->get()->addPassesToEmitFile(codegen, os, nullptr,
                                  llvm::CodeGenFileType::AssemblyFile))
     return fail("the host target cannot emit assembly");
   codegen.run(*module);
@@ -239,6 +327,12 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
   // create(), which runs it (a pipeline that fails to parse was rejected above).
   std::function<llvm::Error(llvm::Module *)> transformer =
       makeTransformer(pipeline, codegenOptLevel, tm->get());
+  // The engine takes a machine of its own (it sets the module's data layout and
+  // triple from it; the pooled one stays lent to the transformer until create()
+  // returns).
+  auto engineTarget = hostTargetMachine(codegenOptLevel);
+  if (!engineTarget)
+    return fail(llvm::toString(engineTarget.takeError()));
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(codegenOptLevel);
@@ -248,7 +342,7 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
   // instead of going to stderr.
   Operation *module = unwrap(op).getOperation();
   CollectErrors errors(module->getContext());
-  auto engine = ExecutionEngine::create(module, options, std::move(*tm));
+  auto engine = ExecutionEngine::create(module, options, std::move(*engineTarget));
   if (!engine)
     return fail(llvm::toString(engine.takeError()) + errors.text);
   return wrap(engine->release());
