@@ -123,9 +123,9 @@ hostTargetMachine(int codegenOptLevel) {
   return tmBuilder->createTargetMachine();
 }
 
-/// Host TargetMachines kept for the LLVM IR pipeline and assembly output: a
-/// new one builds its subtarget (instruction and lowering tables) again on
-/// first use, ~0.7 ms, each compile. A machine is lent to one thread at a time
+/// Host TargetMachines kept for `dslEmitAssembly` (its LLVM IR pipeline and
+/// code generation): a new one builds its subtarget (instruction and lowering
+/// tables) again on first use, ~0.7 ms, each call. A machine is lent to one thread at a time
 /// (its subtarget map is not thread-safe) and returned when the lease ends;
 /// at most `kKept` idle ones per opt level stay (never freed: they live as
 /// long as LLVM's own statics, so process exit never tears them down first).
@@ -315,9 +315,16 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
     return MlirExecutionEngine{nullptr};
   };
   std::string pipeline = unwrap(llvmPasses).str();
-  auto tm = prepareTarget(codegenOptLevel, pipeline);
+  initializeNativeTarget();
+  // Not from the pool: the engine keeps this machine and generates the code
+  // with it, so the subtarget the LLVM IR pipeline builds on it is built once
+  // per compile (a pooled machine for the pipeline and a fresh one here made
+  // code generation build a second subtarget: ~1 ms more, measured).
+  auto tm = hostTargetMachine(codegenOptLevel);
   if (!tm)
     return fail(llvm::toString(tm.takeError()));
+  if (llvm::Error err = checkPipeline(pipeline, tm->get()))
+    return fail(llvm::toString(std::move(err)));
 
   SmallVector<StringRef> libPaths;
   for (int i = 0; i < numPaths; ++i)
@@ -327,12 +334,6 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
   // create(), which runs it (a pipeline that fails to parse was rejected above).
   std::function<llvm::Error(llvm::Module *)> transformer =
       makeTransformer(pipeline, codegenOptLevel, tm->get());
-  // The engine takes a machine of its own (it sets the module's data layout and
-  // triple from it; the pooled one stays lent to the transformer until create()
-  // returns).
-  auto engineTarget = hostTargetMachine(codegenOptLevel);
-  if (!engineTarget)
-    return fail(llvm::toString(engineTarget.takeError()));
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(codegenOptLevel);
@@ -342,7 +343,7 @@ dslExecutionEngineCreate(MlirModule op, MlirStringRef llvmPasses,
   // instead of going to stderr.
   Operation *module = unwrap(op).getOperation();
   CollectErrors errors(module->getContext());
-  auto engine = ExecutionEngine::create(module, options, std::move(*engineTarget));
+  auto engine = ExecutionEngine::create(module, options, std::move(*tm));
   if (!engine)
     return fail(llvm::toString(engine.takeError()) + errors.text);
   return wrap(engine->release());
