@@ -56,14 +56,15 @@ func.func @rows(%x: memref<64x256xf32>, %g: memref<256xf32>, %out: memref<64x256
 // -----
 
 // A parallel row loop (scf.forall) of dynamic size: the next row is clamped
-// to the forall's bound.
+// to the forall's bound. A row of unknown length is prefetched into L2
+// (locality<2>, x86's prefetcht1), not L1.
 // CHECK-LABEL: func.func @forall
 // CHECK: scf.forall (%[[I:.*]]) in (%[[N:.*]]) {
 // CHECK: %[[PLUS:.*]] = arith.addi %[[I]], %{{.*}} : index
 // CHECK-NEXT: %[[IN:.*]] = arith.cmpi slt, %[[PLUS]], %[[N]] : index
 // CHECK-NEXT: %[[NEXT:.*]] = arith.select %[[IN]], %[[PLUS]], %[[I]] : index
 // CHECK: scf.for %[[J:.*]] =
-// CHECK-NEXT: memref.prefetch %arg0[%[[NEXT]], %[[J]]], read, locality<3>, data
+// CHECK-NEXT: memref.prefetch %arg0[%[[NEXT]], %[[J]]], read, locality<2>, data
 // CHECK-NOT: memref.prefetch
 func.func @forall(%x: memref<?x?xf32>, %n: index, %m: index, %out: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
@@ -181,6 +182,82 @@ func.func @heaviest(%x: memref<64x256xf32>, %tmp: memref<256xf32>, %out: memref<
     scf.for %j = %c0 to %c256 step %c16 {
       %v = vector.transfer_read %tmp[%j], %pad {in_bounds = [true]} : memref<256xf32>, vector<16xf32>
       vector.transfer_write %v, %out[%i, %j] {in_bounds = [true]} : vector<16xf32>, memref<64x256xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// The cache level follows the next row's bytes over all streams: 2048 f32
+// (8 KiB, the most that goes to L1) in @l1_row; 4096 f32 in @l2_row and two
+// streams of 1536 f32 (12 KiB together) in @l2_streams go to L2, where they
+// do not evict the current row and its temporaries from a 32 KiB L1.
+// CHECK-LABEL: func.func @l1_row
+// CHECK: memref.prefetch %arg0[%{{.*}}, %{{.*}}], read, locality<3>, data
+// CHECK-LABEL: func.func @l2_row
+// CHECK: memref.prefetch %arg0[%{{.*}}, %{{.*}}], read, locality<2>, data
+// CHECK-LABEL: func.func @l2_streams
+// CHECK-DAG: memref.prefetch %arg0[%{{.*}}, %{{.*}}], read, locality<2>, data
+// CHECK-DAG: memref.prefetch %arg1[%{{.*}}, %{{.*}}], read, locality<2>, data
+func.func @l1_row(%x: memref<8x2048xf32>, %out: memref<8x2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %n = arith.constant 2048 : index
+  %pad = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %n step %c16 {
+      %v = vector.transfer_read %x[%i, %j], %pad {in_bounds = [true]} : memref<8x2048xf32>, vector<16xf32>
+      vector.transfer_write %v, %out[%i, %j] {in_bounds = [true]} : vector<16xf32>, memref<8x2048xf32>
+    }
+    scf.for %j = %c0 to %n step %c16 {
+      %v = vector.transfer_read %out[%i, %j], %pad {in_bounds = [true]} : memref<8x2048xf32>, vector<16xf32>
+      %e = math.exp %v : vector<16xf32>
+      vector.transfer_write %e, %out[%i, %j] {in_bounds = [true]} : vector<16xf32>, memref<8x2048xf32>
+    }
+  }
+  return
+}
+func.func @l2_row(%x: memref<8x4096xf32>, %out: memref<8x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %n = arith.constant 4096 : index
+  %pad = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %n step %c16 {
+      %v = vector.transfer_read %x[%i, %j], %pad {in_bounds = [true]} : memref<8x4096xf32>, vector<16xf32>
+      vector.transfer_write %v, %out[%i, %j] {in_bounds = [true]} : vector<16xf32>, memref<8x4096xf32>
+    }
+    scf.for %j = %c0 to %n step %c16 {
+      %v = vector.transfer_read %out[%i, %j], %pad {in_bounds = [true]} : memref<8x4096xf32>, vector<16xf32>
+      %e = math.exp %v : vector<16xf32>
+      vector.transfer_write %e, %out[%i, %j] {in_bounds = [true]} : vector<16xf32>, memref<8x4096xf32>
+    }
+  }
+  return
+}
+func.func @l2_streams(%x: memref<8x1536xf32>, %y: memref<8x1536xf32>, %out: memref<8x1536xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %n = arith.constant 1536 : index
+  %pad = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %n step %c16 {
+      %v = vector.transfer_read %x[%i, %j], %pad {in_bounds = [true]} : memref<8x1536xf32>, vector<16xf32>
+      %w = vector.transfer_read %y[%i, %j], %pad {in_bounds = [true]} : memref<8x1536xf32>, vector<16xf32>
+      %s = arith.addf %v, %w : vector<16xf32>
+      vector.transfer_write %s, %out[%i, %j] {in_bounds = [true]} : vector<16xf32>, memref<8x1536xf32>
+    }
+    scf.for %j = %c0 to %n step %c16 {
+      %v = vector.transfer_read %out[%i, %j], %pad {in_bounds = [true]} : memref<8x1536xf32>, vector<16xf32>
+      %e = math.exp %v : vector<16xf32>
+      vector.transfer_write %e, %out[%i, %j] {in_bounds = [true]} : vector<16xf32>, memref<8x1536xf32>
     }
   }
   return
