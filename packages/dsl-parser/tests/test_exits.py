@@ -6,7 +6,10 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
+
 import dsl_parser.language as pl
+from dsl_parser import UnsupportedFeatureError
 from dsl_parser.parser.exits import WHILE_GUARD, rewrite_exits
 
 
@@ -117,3 +120,33 @@ def test_while_in_a_kernel_is_an_scf_while_guarded_by_its_break_flag() -> None:
     # the condition is evaluated under the flag: an scf.if inside the before region
     before = text[text.index("scf.while"):text.index("scf.condition")]
     assert "scf.if" in before and "memref.load" in before
+
+
+def test_the_strict_check_searches_only_the_body_text() -> None:
+    """``SourceTracker.mentions`` (the test before the strict parse walks a body for
+    break/continue) looks at the lines from the body's first statement to its last,
+    and answers True for statements without positions (it cannot tell)."""
+    from dsl_parser.parser.source import SourceTracker
+
+    text = "x = 1\nfor i in range(3):\n    y = i\n# break\nz = 2\n"
+    src = SourceTracker("<t>", text.splitlines())
+    body = ast.parse(text).body
+    assert src.mentions(body, ("break",))  # a comment between its statements counts
+    assert not src.mentions(body[:2], ("break", "continue"))  # lines 1-3 only
+    assert not src.mentions([], ("break",))
+    assert src.mentions([ast.Pass()], ("break",))
+    assert src.mentions(body[1:2], ("range", "nothing"))
+
+
+def test_a_strict_body_with_a_nested_break_is_still_refused() -> None:
+    source = textwrap.dedent("""
+        @pl.function
+        def f(x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+            for i in pl.range(3):
+                for j in pl.range(2):
+                    if j > 0:
+                        break
+            return x
+        """)
+    with pytest.raises(UnsupportedFeatureError, match="break statements need non-strict SSA"):
+        pl.parse(source)

@@ -152,8 +152,9 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
     p += opts.approximateMath ? "true" : "false";
     p += opts.avx512Exp ? " avx512-exp=true" : " avx512-exp=false";
     // Loop-invariant reads of tensors (a row's mean or max inside the loop
-    // along the row) and the math on them move out of the loop.
-    p += "}),canonicalize,cse,loop-invariant-code-motion,";
+    // along the row) and the math on them move out of the loop. CSE bounded
+    // in the number of loops: `cse` is quadratic in it (dsl-bounded-cse).
+    p += "}),canonicalize,func.func(dsl-bounded-cse),loop-invariant-code-motion,";
   }
   p += "dsl-materialize-loop-yields,dsl-value-semantics,"
        "one-shot-bufferize{bufferize-function-boundaries "

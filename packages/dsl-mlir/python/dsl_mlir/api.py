@@ -8,7 +8,6 @@ import re
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from . import _shared
@@ -145,9 +144,15 @@ def _lowering_threads(module: ir.Module, ctx: ir.Context) -> bool | None:
     return len(module.body.operations) >= THREADED_LOWERING_MIN_OPS
 
 
-@dataclass(frozen=True)
 class PluginInfo:
-    """A plugin ``load_plugin`` loaded."""
+    """A plugin ``load_plugin`` loaded.
+
+    Immutable (assigning an attribute raises ``dataclasses.FrozenInstanceError``); compares,
+    hashes and prints by its fields, as the frozen dataclass it was (a plain class: a
+    dataclass costs most of a millisecond to create at import)."""
+
+    __slots__ = ("dialects", "name", "passes", "path", "version")
+    __match_args__ = ("path", "name", "version", "dialects", "passes")
 
     path: str
     #: The name and version the plugin reports in its entry point.
@@ -156,6 +161,43 @@ class PluginInfo:
     #: It exports ``mlirGetDialectPluginInfo`` / ``mlirGetPassPluginInfo``.
     dialects: bool
     passes: bool
+
+    def __init__(self, path: str, name: str, version: str, dialects: bool, passes: bool) -> None:
+        init = object.__setattr__
+        init(self, "path", path)
+        init(self, "name", name)
+        init(self, "version", version)
+        init(self, "dialects", dialects)
+        init(self, "passes", passes)
+
+    def _fields(self) -> tuple[str, str, str, bool, bool]:
+        return (self.path, self.name, self.version, self.dialects, self.passes)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PluginInfo) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(path={self.path!r}, name={self.name!r}, "
+                f"version={self.version!r}, dialects={self.dialects!r}, passes={self.passes!r})")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        from dataclasses import FrozenInstanceError  # imported only for this error
+
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type[PluginInfo], tuple[str, str, str, bool, bool]]:
+        # pickle and copy rebuild it through __init__ (__setattr__ refuses slot state)
+        return (type(self), self._fields())
 
 
 _PLUGINS: dict[str, PluginInfo] = {}

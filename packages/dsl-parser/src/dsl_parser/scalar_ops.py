@@ -10,7 +10,6 @@ the comparisons to ``pl.eq``/``ne``/``lt``/``le``/``gt``/``ge``.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Any
 
 from ._mlir import arith
@@ -22,13 +21,16 @@ PREC_BITOR, PREC_XOR, PREC_BITAND, PREC_ADD, PREC_MUL = 5, 6, 7, 9, 10
 PREC_UNARY, PREC_ATOM = 11, 13
 
 
-@dataclass(frozen=True)
 class BinaryRule:
-    """One Python operator: its symbol, precedence and arith op per kind of dtype."""
+    """One Python operator: its symbol, precedence and arith op per kind of dtype (not
+    changed after construction)."""
 
-    symbol: str
-    precedence: int
-    ops: dict[str, Any]  # "int" | "uint" | "float" | "bool" -> arith op class
+    __slots__ = ("ops", "precedence", "symbol")
+
+    def __init__(self, symbol: str, precedence: int, ops: dict[str, Any]) -> None:
+        self.symbol = symbol
+        self.precedence = precedence
+        self.ops = ops  # "int" | "uint" | "float" | "bool" -> arith op class
 
 
 def _kinds(signed: Any, unsigned: Any = None, floating: Any = None,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .. import ops
@@ -31,35 +30,61 @@ class ExtensionWarning(UserWarning):
     """An installed extension failed to load (it is disabled; the core keeps working)."""
 
 
-@dataclass
 class Extension:
     """One active extension and everything it registered."""
 
-    name: str
-    version: str | None
-    origin: str
-    namespaces: list[str] = field(default_factory=list)
-    ops: list[str] = field(default_factory=list)
-    dialects: list[str] = field(default_factory=list)
-    lowerings: list[str] = field(default_factory=list)
+    __slots__ = ("dialects", "lowerings", "name", "namespaces", "ops", "origin", "version")
+
+    def __init__(self, name: str, version: str | None, origin: str,
+                 namespaces: list[str] | None = None, ops: list[str] | None = None,
+                 dialects: list[str] | None = None, lowerings: list[str] | None = None) -> None:
+        self.name = name
+        self.version = version
+        self.origin = origin
+        self.namespaces: list[str] = [] if namespaces is None else namespaces
+        self.ops: list[str] = [] if ops is None else ops
+        self.dialects: list[str] = [] if dialects is None else dialects
+        self.lowerings: list[str] = [] if lowerings is None else lowerings
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.name, self.version, self.origin, self.namespaces, self.ops, self.dialects,
+                self.lowerings)
+
+    # Public (``extensions.active()``): compares and prints as the dataclass it was.
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Extension) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, like the dataclass
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(name={self.name!r}, version={self.version!r}, "
+                f"origin={self.origin!r}, namespaces={self.namespaces!r}, ops={self.ops!r}, "
+                f"dialects={self.dialects!r}, lowerings={self.lowerings!r})")
 
 
-@dataclass(frozen=True)
 class Dialect:
-    """An IRDL dialect (``irdl`` is the text of its ``irdl.dialect`` module)."""
+    """An IRDL dialect (``irdl`` is the text of its ``irdl.dialect`` module). Not changed
+    after construction."""
 
-    name: str
-    irdl: str
-    extension: str
+    __slots__ = ("extension", "irdl", "name")
+
+    def __init__(self, name: str, irdl: str, extension: str) -> None:
+        self.name = name
+        self.irdl = irdl
+        self.extension = extension
 
 
-@dataclass(frozen=True)
 class Lowering:
-    """A Python lowering rule for one op name."""
+    """A Python lowering rule for one op name (not changed after construction)."""
 
-    op_name: str
-    fn: LoweringFn
-    extension: str
+    __slots__ = ("extension", "fn", "op_name")
+
+    def __init__(self, op_name: str, fn: LoweringFn, extension: str) -> None:
+        self.op_name = op_name
+        self.fn = fn
+        self.extension = extension
 
 
 #: alias -> module of every extension namespace (``"dx" -> "downstream_ext.language"``).

@@ -109,7 +109,12 @@ class ASTParser:
         return self.returned
 
     def _strict_exits(self, body: Sequence[ast.stmt]) -> None:
-        """break/continue (and early returns) need flags, which strict SSA cannot reassign."""
+        """break/continue (and early returns) need flags, which strict SSA cannot reassign.
+
+        The body's text is searched first: a body that never says "break" or "continue"
+        has neither, and walking every node of it took a third of a plain body's parse."""
+        if not self.state.src.mentions(body, ("break", "continue")):
+            return
         for stmt in body:
             for node in ast.walk(stmt):
                 if isinstance(node, (ast.Break, ast.Continue)):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from .._mlir import func, ir
 from ..errors import InvalidOperationError, ParserTypeError, UnsupportedFeatureError
@@ -12,12 +11,17 @@ from ..values import TypedValue
 from .state import FUNCTION, Callee, ParserState, Symbols
 
 
-@dataclass(frozen=True)
 class MethodRef:
-    """``self.<name>``: a call target in the program."""
+    """``self.<name>``: a call target in the program (not changed after construction)."""
 
-    symbols: Symbols
-    name: str
+    __slots__ = ("name", "symbols")
+
+    def __init__(self, symbols: Symbols, name: str) -> None:
+        self.symbols = symbols
+        self.name = name
+
+    def __repr__(self) -> str:  # read in error messages (``state._describe``)
+        return f"MethodRef(symbols={self.symbols!r}, name={self.name!r})"
 
 
 class CallParser:

@@ -21,19 +21,22 @@ from __future__ import annotations
 
 import ast
 import itertools
-from dataclasses import dataclass
 
 #: The ast attribute on a rewritten ``while`` naming the flags that stop it.
 WHILE_GUARD = "_dsl_exit_flags"
 
 
-@dataclass(frozen=True)
 class _Exits:
-    """The flags a ``break``/``continue``/``return`` at this point sets."""
+    """The flags a ``break``/``continue``/``return`` at this point sets (not changed
+    after construction)."""
 
-    brk: str | None = None
-    cont: str | None = None
-    ret: str | None = None
+    __slots__ = ("brk", "cont", "ret")
+
+    def __init__(self, brk: str | None = None, cont: str | None = None,
+                 ret: str | None = None) -> None:
+        self.brk = brk
+        self.cont = cont
+        self.ret = ret
 
 
 def rewrite_exits(body: list[ast.stmt], early_return: bool) -> list[ast.stmt]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from .._mlir import Block, Module, Operation, func, ir
 from ..errors import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
@@ -50,18 +49,24 @@ from .type_resolver import as_type
 CONTAINER_ATTR = "gpu.container_module"
 
 
-@dataclass
 class FunctionSource:
     """A ``def`` and what its names resolve against."""
 
-    node: ast.FunctionDef
-    src: SourceTracker
-    evaluator: Evaluator
-    annotations: Mapping[str, object] = field(default_factory=dict)
-    overrides: Mapping[str, object] = field(default_factory=dict)
-    strict: bool = True
-    is_method: bool = False
-    kernel: bool = False  # a @pl.kernel body
+    __slots__ = ("annotations", "evaluator", "is_method", "kernel", "node", "overrides", "src",
+                 "strict")
+
+    def __init__(self, node: ast.FunctionDef, src: SourceTracker, evaluator: Evaluator,
+                 annotations: Mapping[str, object] | None = None,
+                 overrides: Mapping[str, object] | None = None, strict: bool = True,
+                 is_method: bool = False, kernel: bool = False) -> None:
+        self.node = node
+        self.src = src
+        self.evaluator = evaluator
+        self.annotations: Mapping[str, object] = {} if annotations is None else annotations
+        self.overrides: Mapping[str, object] = {} if overrides is None else overrides
+        self.strict = strict
+        self.is_method = is_method
+        self.kernel = kernel  # a @pl.kernel body
 
 
 def launches_kernels(node: ast.FunctionDef, src: SourceTracker) -> bool:

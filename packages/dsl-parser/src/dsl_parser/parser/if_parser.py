@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from .._mlir import Operation, ir, scf
 from ..errors import ParserSyntaxError, ParserTypeError
@@ -36,13 +35,17 @@ from .yields import (
 VisitBlock = Callable[[Sequence[ast.stmt]], None]
 
 
-@dataclass
 class Results:
     """The if's results: yielded names, carried outer names, names new in both branches."""
 
-    explicit: list[ast.Name]
-    carried: list[tuple[str, TypedValue]] = field(default_factory=list)
-    fresh: list[str] = field(default_factory=list)
+    __slots__ = ("carried", "explicit", "fresh")
+
+    def __init__(self, explicit: list[ast.Name],
+                 carried: list[tuple[str, TypedValue]] | None = None,
+                 fresh: list[str] | None = None) -> None:
+        self.explicit = explicit
+        self.carried: list[tuple[str, TypedValue]] = [] if carried is None else carried
+        self.fresh: list[str] = [] if fresh is None else fresh
 
     @property
     def count(self) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import dsl_core as dc
 
@@ -27,16 +26,20 @@ from .type_resolver import TypeResolver, as_type
 TENSOR, SCALAR, CONSTEXPR, STRUCT, PROTOCOL = "tensor", "scalar", "constexpr", "struct", "protocol"
 
 
-@dataclass(frozen=True)
 class KernelParam:
     """One declared parameter: its kind, DSL type (tensor/scalar; a tensor may be
-    unshaped) or Python class (Constexpr/struct), and its ``ast.arg``."""
+    unshaped) or Python class (Constexpr/struct), and its ``ast.arg``. Not changed after
+    construction."""
 
-    name: str
-    kind: str
-    node: ast.arg
-    type: PlType | None = None
-    annotation: object = None
+    __slots__ = ("annotation", "kind", "name", "node", "type")
+
+    def __init__(self, name: str, kind: str, node: ast.arg, type: PlType | None = None,
+                 annotation: object = None) -> None:
+        self.name = name
+        self.kind = kind
+        self.node = node
+        self.type = type
+        self.annotation = annotation
 
 
 def resolver_for(src: SourceTracker, evaluator: Evaluator) -> TypeResolver:

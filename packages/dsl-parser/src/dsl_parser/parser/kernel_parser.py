@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from .._mlir import Block, Module, Operation, gpu, ir
 from ..errors import ParserError
@@ -58,13 +57,18 @@ class KernelParser(FunctionParser):
         gpu.ReturnOp([], loc=self.state.src.loc(where), ip=self.state.builder.ip)
 
 
-@dataclass
 class _KernelSource:
-    node: ast.FunctionDef
-    src: SourceTracker
-    evaluator: Evaluator
-    annotations: Mapping[str, object]
-    params: list[KernelParam]
+    """A kernel's ``def``, what its names resolve against, and its declared parameters."""
+
+    __slots__ = ("annotations", "evaluator", "node", "params", "src")
+
+    def __init__(self, node: ast.FunctionDef, src: SourceTracker, evaluator: Evaluator,
+                 annotations: Mapping[str, object], params: list[KernelParam]) -> None:
+        self.node = node
+        self.src = src
+        self.evaluator = evaluator
+        self.annotations = annotations
+        self.params = params
 
 
 class ModuleKernels:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from .._mlir import Operation, ir, scf
 from ..errors import ParserSyntaxError, UnsupportedFeatureError
@@ -36,16 +35,20 @@ VisitBlock = Callable[[Sequence[ast.stmt]], None]
 KIND_ATTR = "dsl.kind"
 
 
-@dataclass
 class LoopHeader:
     """What the ``for`` line says: kind, bounds, init values and target names."""
 
-    kind: str
-    bounds: list[TypedValue]
-    inits: list[TypedValue]
-    var: ast.Name | None
-    iter_names: list[ast.Name]
-    carried: list[str] = field(default_factory=list)
+    __slots__ = ("bounds", "carried", "inits", "iter_names", "kind", "var")
+
+    def __init__(self, kind: str, bounds: list[TypedValue], inits: list[TypedValue],
+                 var: ast.Name | None, iter_names: list[ast.Name],
+                 carried: list[str] | None = None) -> None:
+        self.kind = kind
+        self.bounds = bounds
+        self.inits = inits
+        self.var = var
+        self.iter_names = iter_names
+        self.carried: list[str] = [] if carried is None else carried
 
 
 class LoopParser:

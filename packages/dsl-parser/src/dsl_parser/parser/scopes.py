@@ -10,7 +10,6 @@ out. Non-strict mode allows reassignment as long as the type stays the same.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from ..errors import ParserTypeError, SSAViolationError, UnsupportedFeatureError
 from ..types import types_match
@@ -18,14 +17,15 @@ from ..values import TypedValue
 from .source import Located, SourceTracker
 
 
-@dataclass
 class Binding:
     """What a name is bound to (a TypedValue or a compile-time Python object) and where
     (the AST node; its span is computed only for an error)."""
 
     __slots__ = ("value", "where")
-    value: object
-    where: Located
+
+    def __init__(self, value: object, where: Located) -> None:
+        self.value = value
+        self.where = where
 
 
 class Scope:

@@ -103,6 +103,16 @@ class SourceTracker:
                 return text
         return read_line(span.filename, span.begin_line)
 
+    def mentions(self, body: Sequence[ast.stmt], words: Sequence[str]) -> bool:
+        """Whether the text of ``body`` (its first line to its last) contains one of
+        ``words``: a cheap test before walking every node of it for a keyword's
+        statement. True when the statements carry no positions."""
+        first = getattr(body[0], "lineno", None) if body else None
+        last = getattr(body[-1], "end_lineno", None) if body else None
+        if first is None or last is None:
+            return bool(body)
+        return any(word in line for line in self.lines[first - 1:last] for word in words)
+
     # -- MLIR locations ----------------------------------------------------------
     def loc(self, node: object) -> Location:
         """A FileLineColLoc for ``node`` (cached per line and column)."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from .._mlir import Block, Value, ir, memref, tensor
@@ -28,14 +27,17 @@ if TYPE_CHECKING:
     from .kernel_params import KernelParam
 
 
-@dataclass
 class Callee:
     """A function of the program being parsed, as seen by calls to it."""
 
-    name: str
-    params: list[tuple[str, ParamType]]
-    results: list[PlType] | None
-    host: bool = False  # it launches kernels
+    __slots__ = ("host", "name", "params", "results")
+
+    def __init__(self, name: str, params: list[tuple[str, ParamType]],
+                 results: list[PlType] | None, host: bool = False) -> None:
+        self.name = name
+        self.params = params
+        self.results = results
+        self.host = host  # it launches kernels
 
 
 class Symbols(Protocol):
@@ -58,43 +60,63 @@ class KernelTable(Protocol):
 FUNCTION, HOST, KERNEL = "function", "host", "kernel"
 
 
-@dataclass(frozen=True)
 class StreamValue:
-    """A ``dc.Stream`` parameter inside a host function (only ``.launch(stream=...)`` takes it)."""
+    """A ``dc.Stream`` parameter inside a host function (only ``.launch(stream=...)`` takes it).
 
-    value: Value
+    Not changed after construction."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Value) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:  # read in error messages (``_describe``)
+        return f"StreamValue(value={self.value!r})"
 
 
-@dataclass(frozen=True)
 class SelfRef:
-    """The ``self`` of a program method; ``self.f`` is a call target."""
+    """The ``self`` of a program method; ``self.f`` is a call target (not changed after
+    construction)."""
 
-    symbols: Symbols
+    __slots__ = ("symbols",)
+
+    def __init__(self, symbols: Symbols) -> None:
+        self.symbols = symbols
+
+    def __repr__(self) -> str:  # read in error messages (``_describe``)
+        return f"SelfRef(symbols={self.symbols!r})"
 
 
-@dataclass
 class ParserState:
     """The services of one function's parse."""
 
-    src: SourceTracker
-    builder: IRBuilder
-    scopes: ScopeManager
-    evaluator: Evaluator
-    strict: bool
-    program: Symbols | None = None
-    self_name: str | None = None
-    dims: dict[str, TypedValue] = field(default_factory=dict)
-    mode: str = FUNCTION
-    kernels: KernelTable | None = None
-    #: The entry block (where dimensions bound on first use are read).
-    entry: Block | None = None
-    #: Dimensions read on first use (memref modes): name -> (parameter, axis, annotation).
-    lazy_dims: dict[str, tuple[TypedValue, int, ast.AST]] = field(default_factory=dict)
-    #: The kernel specializations launched so far, in order.
-    launched: list[KernelSpecialization] = field(default_factory=list)
-    types: TypeResolver = field(init=False)
+    __slots__ = ("builder", "dims", "entry", "evaluator", "kernels", "launched", "lazy_dims",
+                 "mode", "program", "scopes", "self_name", "src", "strict", "types")
 
-    def __post_init__(self) -> None:
+    def __init__(self, src: SourceTracker, builder: IRBuilder, scopes: ScopeManager,
+                 evaluator: Evaluator, strict: bool, program: Symbols | None = None,
+                 self_name: str | None = None, dims: dict[str, TypedValue] | None = None,
+                 mode: str = FUNCTION, kernels: KernelTable | None = None,
+                 entry: Block | None = None,
+                 lazy_dims: dict[str, tuple[TypedValue, int, ast.AST]] | None = None,
+                 launched: list[KernelSpecialization] | None = None) -> None:
+        self.src = src
+        self.builder = builder
+        self.scopes = scopes
+        self.evaluator = evaluator
+        self.strict = strict
+        self.program = program
+        self.self_name = self_name
+        self.dims: dict[str, TypedValue] = {} if dims is None else dims
+        self.mode = mode
+        self.kernels = kernels
+        #: The entry block (where dimensions bound on first use are read).
+        self.entry = entry
+        #: Dimensions read on first use (memref modes): name -> (parameter, axis, annotation).
+        self.lazy_dims: dict[str, tuple[TypedValue, int, ast.AST]] = \
+            {} if lazy_dims is None else lazy_dims
+        #: The kernel specializations launched so far, in order.
+        self.launched: list[KernelSpecialization] = [] if launched is None else launched
         self.types = TypeResolver(self.src, self.lookup,
                                   lambda name: self.scopes.lookup(name) is not None)
 

@@ -12,7 +12,6 @@ are traced dsl-core scalars, read back as DSL values); a launch passes it on wit
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Any
 
 from ..types import ScalarType, dtype_of
@@ -30,10 +29,15 @@ def union_problem(annotation: object, name: str) -> str | None:
             "(it has no IR value to pass); pass the member you need, or a @dc.struct")
 
 
-@dataclass(frozen=True)
 class Leaf:
-    path: tuple[str, ...]  # ("p", "inner", "x")
-    type: ScalarType
+    """One scalar leaf of a struct parameter: its path and type (not changed after
+    construction)."""
+
+    __slots__ = ("path", "type")
+
+    def __init__(self, path: tuple[str, ...], type: ScalarType) -> None:
+        self.path = path  # ("p", "inner", "x")
+        self.type = type
 
     @property
     def name(self) -> str:

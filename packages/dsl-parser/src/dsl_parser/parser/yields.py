@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from .._mlir import scf
 from ..errors import ParserSyntaxError, ParserTypeError
@@ -21,13 +20,16 @@ from .syntax import yield_call
 VisitExpr = Callable[[ast.expr], object]
 
 
-@dataclass
 class YieldStmt:
     """A parsed ``pl.yield_``: its target names (None for the bare form) and values."""
 
-    node: ast.stmt
-    targets: list[ast.Name] | None
-    values: list[TypedValue]
+    __slots__ = ("node", "targets", "values")
+
+    def __init__(self, node: ast.stmt, targets: list[ast.Name] | None,
+                 values: list[TypedValue]) -> None:
+        self.node = node
+        self.targets = targets
+        self.values = values
 
 
 def final_yield(body: Sequence[ast.stmt]) -> ast.stmt | None:
