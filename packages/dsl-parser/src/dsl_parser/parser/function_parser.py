@@ -74,8 +74,7 @@ def launches_kernels(node: ast.FunctionDef, src: SourceTracker) -> bool:
 
     The source text is searched first: most functions never say "launch", and walking
     the whole AST would cost more than a tenth of a plain function's parse."""
-    lines = src.lines[node.lineno - 1:node.end_lineno]
-    if not any("launch" in line for line in lines):
+    if not src.mentions(node.body, ("launch",)):
         return False
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                and n.func.attr == "launch" for stmt in node.body for n in ast.walk(stmt))
