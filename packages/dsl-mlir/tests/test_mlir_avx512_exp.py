@@ -1,9 +1,10 @@
-"""f32 exp on AVX-512 hosts: dsl-vectorize's vscalefps sequence (`avx512-exp`).
+"""dsl-vectorize's f32 exp (`avx512-exp`): vscalefps on AVX-512 hosts, exponent bits
+elsewhere (AVX2), the same results.
 
 Checked against float64 exp in ulp of the f32 result over the whole range (1.1 ulp at
 most, subnormal results included, which MLIR's own approximation flushes to zero), on
-special values, in a fused softmax against numpy, and that the instruction is used
-exactly when the host has AVX-512F and the option is on.
+special values, in a fused softmax against numpy, and that vscalefps is used exactly
+when the host has AVX-512F and the option is on, the exponent-bits sequence otherwise.
 """
 
 from __future__ import annotations
@@ -58,10 +59,14 @@ def _ulp_error(x: np.ndarray, got: np.ndarray) -> np.ndarray:
 def test_exp_is_within_about_one_ulp(ctx: ir.Context, lo: float, hi: float) -> None:
     x = RNG.uniform(lo, hi, SIZE).astype(np.float32)
     err = _ulp_error(x, _run_exp(x))
-    if not _host_has_avx512() and lo < -87.3:
-        pytest.skip("MLIR's approximation flushes subnormal results to zero")
-    limit = 1.1 if _host_has_avx512() else 4.0  # MLIR's approximation elsewhere
-    assert err.max() <= limit, f"{err.max():.2f} ulp at x={x[np.argmax(err)]!r}"
+    assert err.max() <= 1.1, f"{err.max():.2f} ulp at x={x[np.argmax(err)]!r}"
+
+
+def test_mlirs_exp_flushes_subnormal_results_and_ours_does_not(ctx: ir.Context) -> None:
+    x = np.linspace(-103.0, -88.0, SIZE, dtype=np.float32)
+    ours, upstream = _run_exp(x), _run_exp(x, {"avx512-exp": False})
+    assert np.all(ours > 0) and np.all(ours < np.finfo(np.float32).tiny)
+    assert np.count_nonzero(upstream == 0) > SIZE // 2  # why ours is the default
 
 
 def test_exp_special_values(ctx: ir.Context) -> None:
@@ -73,11 +78,9 @@ def test_exp_special_values(ctx: ir.Context) -> None:
     with np.errstate(over="ignore"):
         ref = np.exp(x.astype(np.float64)).astype(np.float32)  # correctly rounded here
     edges = ~np.isfinite(ref) | (ref == 0) | (np.abs(ref) < np.finfo(np.float32).tiny)
-    if _host_has_avx512():  # inf, NaN, subnormals and 0 exactly; the rest within 1 ulp
-        np.testing.assert_array_equal(got[edges], ref[edges])
-        np.testing.assert_allclose(got[~edges], ref[~edges], rtol=1.2e-7, atol=0)
-    else:
-        np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-37)
+    # inf, NaN, subnormals and 0 exactly; the rest within 1 ulp (on any host)
+    np.testing.assert_array_equal(got[edges], ref[edges])
+    np.testing.assert_allclose(got[~edges], ref[~edges], rtol=1.2e-7, atol=0)
     assert np.isnan(got[4]) and got[2] == np.inf and got[3] == 0.0 and got[7] == np.inf
 
 
@@ -115,20 +118,38 @@ def test_vscalefps_is_used_only_on_avx512_hosts_with_the_option(ctx: ir.Context,
     assert "expf" not in assembly  # never a libm call per element
 
 
-def test_the_pass_rewrites_1d_f32_vectors_16_lanes_at_a_time(ctx: ir.Context) -> None:
-    if not _host_has_avx512():
-        pytest.skip("the rewrite applies on AVX-512 hosts only")
-    text = """func.func @f(%a: vector<16xf32>, %b: vector<5xf32>, %c: vector<40xf32>, %d: vector<8xf64>)
+_VECTOR_EXPS = """func.func @f(%a: vector<16xf32>, %b: vector<5xf32>, %c: vector<40xf32>, %d: vector<8xf64>)
         -> (vector<16xf32>, vector<5xf32>, vector<40xf32>, vector<8xf64>) {
       %0 = math.exp %a : vector<16xf32>
       %1 = math.exp %b : vector<5xf32>
       %2 = math.exp %c : vector<40xf32>
       %3 = math.exp %d : vector<8xf64>
       return %0, %1, %2, %3 : vector<16xf32>, vector<5xf32>, vector<40xf32>, vector<8xf64> }"""
-    module = dsl_mlir.parse_module(text)
+
+
+def test_the_pass_rewrites_1d_f32_vectors_16_lanes_at_a_time(ctx: ir.Context) -> None:
+    if not _host_has_avx512():
+        pytest.skip("vscalefps is used on AVX-512 hosts only")
+    module = dsl_mlir.parse_module(_VECTOR_EXPS)
     out = str(dsl_mlir.lower(module, "func.func(dsl-vectorize)"))
     assert out.count("x86vector.avx512.mask.scalef") == 1 + 1 + 3  # 40 lanes: 16 + 16 + 8 padded
     assert not re.search(r"math\.exp .*xf32>", out)
     assert re.search(r"math\.exp .*vector<8xf64>", out)  # f64 is left alone
     off = str(dsl_mlir.lower(module, "func.func(dsl-vectorize{avx512-exp=false})"))
     assert "x86vector" not in off and not re.search(r"math\.exp .*xf32>", off)
+
+
+def test_without_avx512_each_f32_vector_is_scaled_by_exponent_bits(ctx: ir.Context) -> None:
+    if _host_has_avx512():
+        pytest.skip("AVX-512 hosts use vscalefps")
+    module = dsl_mlir.parse_module(_VECTOR_EXPS)
+    out = str(dsl_mlir.lower(module, "func.func(dsl-vectorize)"))
+    assert "x86vector" not in out and not re.search(r"math\.exp .*xf32>", out)
+    # one vector per exp whatever its length: two powers of two (a shift each), a floor
+    assert len(re.findall(r"arith\.shli", out)) == 2 * 3
+    assert len(re.findall(r"math\.floor", out)) == 3
+    assert re.search(r"math\.exp .*vector<8xf64>", out)  # f64 is left alone
+    magic = "0x4B40007F"  # 1.5 * 2^23 + 127: the biased exponent in its low bits
+    assert magic in out
+    off = str(dsl_mlir.lower(module, "func.func(dsl-vectorize{avx512-exp=false})"))
+    assert magic not in off and not re.search(r"math\.exp .*xf32>", off)

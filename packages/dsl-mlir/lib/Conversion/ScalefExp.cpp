@@ -1,11 +1,15 @@
-//===- ScalefExp.cpp - f32 vector exp through AVX-512 vscalefps -----------===//
+//===- ScalefExp.cpp - f32 vector exp (vscalefps, or exponent bits) -------===//
 //
 // exp(x) = 2^n * exp(r) with n = roundeven(x * log2(e)) and r = x - n*ln2
 // (|r| <= ln2/2), ln2 split in a part with few significant bits (n*ln2_hi is
-// exact) and the rest. exp(r) is a degree-6 polynomial, and vscalefps
-// multiplies by 2^n with a single rounding, handling overflow (inf) and
-// underflow (subnormals, then 0) itself: the argument is clamped only so that
-// r stays finite for +-inf and huge inputs.
+// exact) and the rest. exp(r) is a degree-6 polynomial. With AVX-512,
+// vscalefps multiplies by 2^n with a single rounding, handling overflow (inf)
+// and underflow (subnormals, then 0) itself: the argument is clamped only so
+// that r stays finite for +-inf and huge inputs. Elsewhere (AVX2, any
+// target) 2^n is two powers of two built from exponent bits, 2^n1 * 2^n2 with
+// n1 = floor(n/2): each is a normal float over the clamped range, the first
+// product is exact and the second rounds once, so the results are those of
+// the vscalefps sequence, overflow, subnormals and underflow to 0 included.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,8 +46,14 @@ constexpr float kMinArg = -104.0f;
 /// Longer vectors are left to MLIR's approximation (the code would grow).
 constexpr int64_t kMaxLanes = 1024;
 
-/// exp of a vector<16xf32> (the only f32 shape vscalefps takes).
-Value exp16(PatternRewriter &rewriter, Location loc, Value input) {
+/// 1.5 * 2^23 + 127: adding an integer-valued float k in [-127, 128] gives a
+/// float whose low mantissa bits are k + 127, the biased exponent of 2^k.
+constexpr float kExponentMagic = 12583039.0f;
+
+/// exp(x) before the scaling by 2^n: {n, p = exp(r)} for `input` (any f32
+/// vector shape).
+std::pair<Value, Value> reduceAndEvaluate(PatternRewriter &rewriter, Location loc,
+                                          Value input) {
   auto type = cast<VectorType>(input.getType());
   auto splat = [&](float v) -> Value {
     return arith::ConstantOp::create(
@@ -63,6 +73,45 @@ Value exp16(PatternRewriter &rewriter, Location loc, Value input) {
   Value p = splat(kPoly[6]);
   for (int i = 5; i >= 0; --i)
     p = fma(p, r, splat(kPoly[i]));
+  return {n, p};
+}
+
+/// 2^k for integer-valued f32 lanes k in [-126, 127], from exponent bits
+/// (no float-to-int conversion: a NaN lane gives some finite scale, and the
+/// NaN of the polynomial it multiplies stays NaN).
+Value powerOfTwo(PatternRewriter &rewriter, Location loc, Value k) {
+  auto type = cast<VectorType>(k.getType());
+  auto ints = VectorType::get(type.getShape(), rewriter.getI32Type());
+  Value magic = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(kExponentMagic)));
+  Value shift = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(ints, rewriter.getI32IntegerAttr(23)));
+  Value biased = arith::AddFOp::create(rewriter, loc, k, magic);
+  Value bits = arith::BitcastOp::create(rewriter, loc, ints, biased);
+  bits = arith::ShLIOp::create(rewriter, loc, bits, shift);
+  return arith::BitcastOp::create(rewriter, loc, type, bits);
+}
+
+/// exp of an f32 vector of any length without AVX-512: p * 2^n1 * 2^n2.
+/// Over the clamped range n is in [-150, 128], so n1 = floor(n/2) and
+/// n - n1 are in [-75, 64]: p * 2^n1 is exact, and the second product rounds
+/// once (inf above 88.72, subnormals, then 0, as exp itself).
+Value expByExponentBits(PatternRewriter &rewriter, Location loc, Value input) {
+  auto type = cast<VectorType>(input.getType());
+  auto [n, p] = reduceAndEvaluate(rewriter, loc, input);
+  Value half = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(0.5f)));
+  Value n1 = math::FloorOp::create(rewriter, loc,
+                                   arith::MulFOp::create(rewriter, loc, n, half));
+  Value n2 = arith::SubFOp::create(rewriter, loc, n, n1);
+  Value scaled = arith::MulFOp::create(rewriter, loc, p, powerOfTwo(rewriter, loc, n1));
+  return arith::MulFOp::create(rewriter, loc, scaled, powerOfTwo(rewriter, loc, n2));
+}
+
+/// exp of a vector<16xf32> (the only f32 shape vscalefps takes).
+Value exp16(PatternRewriter &rewriter, Location loc, Value input) {
+  auto type = cast<VectorType>(input.getType());
+  auto [n, p] = reduceAndEvaluate(rewriter, loc, input);
   Value allLanes = arith::ConstantOp::create(
       rewriter, loc, rewriter.getIntegerAttr(rewriter.getI16Type(), APInt::getAllOnes(16)));
   Value currentRounding = arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(4));
@@ -76,8 +125,10 @@ Value exp16(PatternRewriter &rewriter, Location loc, Value input) {
 /// computed 16 lanes at a time, the last piece padded with zeros, so that
 /// every element of a tensor gets the same function.
 struct ScalefExp : OpRewritePattern<math::ExpOp> {
-  explicit ScalefExp(MLIRContext *ctx)
-      : OpRewritePattern(ctx, /*benefit=*/2) {}
+  ScalefExp(MLIRContext *ctx, bool scalef)
+      : OpRewritePattern(ctx, /*benefit=*/2), scalef(scalef) {}
+  /// vscalefps (AVX-512F) rather than exponent bits.
+  bool scalef;
 
   LogicalResult matchAndRewrite(math::ExpOp op,
                                 PatternRewriter &rewriter) const override {
@@ -87,6 +138,10 @@ struct ScalefExp : OpRewritePattern<math::ExpOp> {
       return rewriter.notifyMatchFailure(op, "not a 1-D f32 vector");
     Location loc = op.getLoc();
     int64_t lanes = type.getNumElements();
+    if (!scalef) {
+      rewriter.replaceOp(op, expByExponentBits(rewriter, loc, op.getOperand()));
+      return success();
+    }
     if (lanes == 16) {
       rewriter.replaceOp(op, exp16(rewriter, loc, op.getOperand()));
       return success();
@@ -125,6 +180,6 @@ bool mlir::dsl::hostHasAvx512() {
   return has;
 }
 
-void mlir::dsl::populateScalefExpPatterns(RewritePatternSet &patterns) {
-  patterns.add<ScalefExp>(patterns.getContext());
+void mlir::dsl::populateScalefExpPatterns(RewritePatternSet &patterns, bool scalef) {
+  patterns.add<ScalefExp>(patterns.getContext(), scalef);
 }

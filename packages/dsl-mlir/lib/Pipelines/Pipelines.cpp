@@ -109,8 +109,8 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> avx512Exp{
       *this, "avx512-exp",
-      llvm::cl::desc("With approximate-math on an AVX-512 host: f32 exp "
-                     "through vscalefps (dsl-vectorize)"),
+      llvm::cl::desc("With approximate-math: f32 exp of our own (dsl-vectorize), "
+                     "through vscalefps on AVX-512 hosts, exponent bits elsewhere"),
       llvm::cl::init(true)};
 };
 

@@ -206,8 +206,8 @@ struct DslVectorize : dsl::impl::DslVectorizeBase<DslVectorize> {
     populateVectorLoweringPatterns(lowering);
     if (approximateMath) {
       // Preferred over upstream's exp (higher benefit) where it applies.
-      if (avx512Exp && dsl::hostHasAvx512())
-        dsl::populateScalefExpPatterns(lowering);
+      if (avx512Exp)
+        dsl::populateScalefExpPatterns(lowering, dsl::hostHasAvx512());
       populateMathF32ExpansionPatterns(lowering, isApproximated);
       populateMathPolynomialApproximationPatterns(lowering, isApproximated);
     }

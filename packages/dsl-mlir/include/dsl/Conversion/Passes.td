@@ -559,16 +559,18 @@ def DslVectorize : Pass<"dsl-vectorize", "::mlir::func::FuncOp"> {
     `vector.multi_reduction` to elementwise ops plus reductions, and, with
     `approximate-math`, replaces f32 (and f16/bf16, through f32) vector
     `exp`, `log`, `tanh`, `rsqrt` by MLIR's polynomial approximations.
-    On a host with AVX-512F (`avx512-exp`), f32 `exp` on 16-lane vectors
-    is a two-part range reduction, a degree-6 polynomial and one
-    `vscalefps` instead (about 12 instructions against 20).
+    With `avx512-exp`, f32 `exp` is a two-part range reduction, a degree-6
+    polynomial and, on a host with AVX-512F, one `vscalefps` on 16-lane
+    vectors (about 12 instructions against 20), elsewhere two powers of two
+    built from exponent bits (as fast as MLIR's approximation, which flushes
+    subnormal results to zero; the same results as the vscalefps sequence).
   }];
   let options = [
     Option<"approximateMath", "approximate-math", "bool", /*default=*/"true",
            "Use polynomial approximations for vector math">,
     Option<"avx512Exp", "avx512-exp", "bool", /*default=*/"true",
-           "With approximate-math, on a host with AVX-512F: f32 exp of "
-           "16-lane vectors through vscalefps (false: MLIR's approximation)">,
+           "With approximate-math: f32 exp of our own, through vscalefps on "
+           "AVX-512F hosts, exponent bits elsewhere (false: MLIR's approximation)">,
     Option<"lowerVectorOps", "lower-vector-ops", "bool", /*default=*/"true",
            "Lower vector.contract and vector.multi_reduction (off: stop "
            "after vectorization and hoisting, to inspect them)">,

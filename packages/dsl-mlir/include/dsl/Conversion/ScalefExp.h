@@ -20,9 +20,11 @@ bool hostHasAvx512();
 /// about 20 for MLIR's approximation, whose 2^n is built from integer bits
 /// and needs clamps on both the argument and n. vscalefps itself gives inf
 /// on overflow, rounded subnormals and 0 on underflow. At most ~1.1 ulp from
-/// the exact result over the whole f32 range; NaN stays NaN. Only add these
-/// patterns for code compiled for a CPU with AVX-512F (`hostHasAvx512`).
-void populateScalefExpPatterns(RewritePatternSet &patterns);
+/// the exact result over the whole f32 range; NaN stays NaN. `scalef` only
+/// for code compiled for a CPU with AVX-512F (`hostHasAvx512`); without it,
+/// vectors of any length get the same reduction and polynomial and 2^n as two
+/// powers of two built from exponent bits: the same results on any target.
+void populateScalefExpPatterns(RewritePatternSet &patterns, bool scalef);
 
 } // namespace mlir::dsl
 

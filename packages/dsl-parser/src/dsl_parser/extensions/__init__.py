@@ -54,8 +54,9 @@ if TYPE_CHECKING:
     from .rules import expose as expose
     from .rules import markers as markers
 
-#: Names imported on first use: the registry (dataclasses, the op table), the dialect and
-#: lowering helpers (MLIR's dialect modules); a cache key needs only ``.discovery``.
+#: Names imported on first use: the registry (its records, the op table, the entry-point
+#: machinery), the dialect and lowering helpers (MLIR's dialect modules); a cache key needs
+#: only ``.discovery``.
 _LAZY = {
     **dict.fromkeys(("Extension", "ExtensionRegistry", "ExtensionWarning", "LoweringFn",
                      "activate", "active", "code_fingerprint", "deactivate",
