@@ -142,10 +142,11 @@ print("ERRORS", errors)
 """
 
 
-def test_concurrent_jits_on_threads_share_the_target_pool_safely() -> None:
-    """Four threads compile and run modules at once at mixed opt levels (each pooled
-    TargetMachine is lent to one thread at a time); in a subprocess, so that a race that
-    crashes is a failure here rather than the end of the run."""
+def test_concurrent_jits_on_threads_share_the_detected_host_safely() -> None:
+    """Four threads compile and run modules at once at mixed opt levels (all share the
+    host's CPU and features, detected once per process; each engine makes its own
+    TargetMachine); in a subprocess, so that a race that crashes is a failure here
+    rather than the end of the run."""
     import subprocess
     import sys
     from pathlib import Path
