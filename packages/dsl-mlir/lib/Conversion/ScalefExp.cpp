@@ -50,29 +50,35 @@ constexpr int64_t kMaxLanes = 1024;
 /// float whose low mantissa bits are k + 127, the biased exponent of 2^k.
 constexpr float kExponentMagic = 12583039.0f;
 
+/// A vector constant of `type` (f32 or i32 lanes) with every lane `attr`.
+Value splat(PatternRewriter &rewriter, Location loc, VectorType type, Attribute attr) {
+  return arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(type, attr));
+}
+
+Value splat(PatternRewriter &rewriter, Location loc, VectorType type, float v) {
+  return splat(rewriter, loc, type, rewriter.getF32FloatAttr(v));
+}
+
 /// exp(x) before the scaling by 2^n: {n, p = exp(r)} for `input` (any f32
 /// vector shape).
 std::pair<Value, Value> reduceAndEvaluate(PatternRewriter &rewriter, Location loc,
                                           Value input) {
   auto type = cast<VectorType>(input.getType());
-  auto splat = [&](float v) -> Value {
-    return arith::ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(v)));
-  };
+  auto constant = [&](float v) { return splat(rewriter, loc, type, v); };
   auto fma = [&](Value a, Value b, Value c) -> Value {
     return math::FmaOp::create(rewriter, loc, a, b, c);
   };
   // maximumf/minimumf keep a NaN argument NaN; against a constant that is
   // neither NaN nor zero LLVM emits one vmaxps/vminps each.
-  Value x = arith::MaximumFOp::create(rewriter, loc, input, splat(kMinArg));
-  x = arith::MinimumFOp::create(rewriter, loc, x, splat(kMaxArg));
-  Value t = arith::MulFOp::create(rewriter, loc, x, splat(kLog2e));
+  Value x = arith::MaximumFOp::create(rewriter, loc, input, constant(kMinArg));
+  x = arith::MinimumFOp::create(rewriter, loc, x, constant(kMaxArg));
+  Value t = arith::MulFOp::create(rewriter, loc, x, constant(kLog2e));
   Value n = math::RoundEvenOp::create(rewriter, loc, t);
-  Value r = fma(n, splat(-kLn2Hi), x);
-  r = fma(n, splat(-kLn2Lo), r);
-  Value p = splat(kPoly[6]);
+  Value r = fma(n, constant(-kLn2Hi), x);
+  r = fma(n, constant(-kLn2Lo), r);
+  Value p = constant(kPoly[6]);
   for (int i = 5; i >= 0; --i)
-    p = fma(p, r, splat(kPoly[i]));
+    p = fma(p, r, constant(kPoly[i]));
   return {n, p};
 }
 
@@ -82,10 +88,8 @@ std::pair<Value, Value> reduceAndEvaluate(PatternRewriter &rewriter, Location lo
 Value powerOfTwo(PatternRewriter &rewriter, Location loc, Value k) {
   auto type = cast<VectorType>(k.getType());
   auto ints = VectorType::get(type.getShape(), rewriter.getI32Type());
-  Value magic = arith::ConstantOp::create(
-      rewriter, loc, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(kExponentMagic)));
-  Value shift = arith::ConstantOp::create(
-      rewriter, loc, DenseElementsAttr::get(ints, rewriter.getI32IntegerAttr(23)));
+  Value shift = splat(rewriter, loc, ints, rewriter.getI32IntegerAttr(23));
+  Value magic = splat(rewriter, loc, type, kExponentMagic);
   Value biased = arith::AddFOp::create(rewriter, loc, k, magic);
   Value bits = arith::BitcastOp::create(rewriter, loc, ints, biased);
   bits = arith::ShLIOp::create(rewriter, loc, bits, shift);
@@ -99,10 +103,8 @@ Value powerOfTwo(PatternRewriter &rewriter, Location loc, Value k) {
 Value expByExponentBits(PatternRewriter &rewriter, Location loc, Value input) {
   auto type = cast<VectorType>(input.getType());
   auto [n, p] = reduceAndEvaluate(rewriter, loc, input);
-  Value half = arith::ConstantOp::create(
-      rewriter, loc, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(0.5f)));
-  Value n1 = math::FloorOp::create(rewriter, loc,
-                                   arith::MulFOp::create(rewriter, loc, n, half));
+  Value halfN = arith::MulFOp::create(rewriter, loc, n, splat(rewriter, loc, type, 0.5f));
+  Value n1 = math::FloorOp::create(rewriter, loc, halfN);
   Value n2 = arith::SubFOp::create(rewriter, loc, n, n1);
   Value scaled = arith::MulFOp::create(rewriter, loc, p, powerOfTwo(rewriter, loc, n1));
   return arith::MulFOp::create(rewriter, loc, scaled, powerOfTwo(rewriter, loc, n2));
@@ -121,9 +123,10 @@ Value exp16(PatternRewriter &rewriter, Location loc, Value input) {
                                          currentRounding);
 }
 
-/// Vectors of other lengths (a loop's 5-lane remainder, 32-lane tiles) are
-/// computed 16 lanes at a time, the last piece padded with zeros, so that
-/// every element of a tensor gets the same function.
+/// Without `scalef`, a vector of any length is rewritten whole. With it,
+/// vectors of other lengths than 16 (a loop's 5-lane remainder, 32-lane
+/// tiles) are computed 16 lanes at a time, the last piece padded with zeros,
+/// so that every element of a tensor gets the same function.
 struct ScalefExp : OpRewritePattern<math::ExpOp> {
   ScalefExp(MLIRContext *ctx, bool scalef)
       : OpRewritePattern(ctx, /*benefit=*/2), scalef(scalef) {}
@@ -147,10 +150,8 @@ struct ScalefExp : OpRewritePattern<math::ExpOp> {
       return success();
     }
     auto v16 = VectorType::get({16}, rewriter.getF32Type());
-    Value zeros = arith::ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(v16, rewriter.getF32FloatAttr(0.0f)));
-    Value result = arith::ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(0.0f)));
+    Value zeros = splat(rewriter, loc, v16, 0.0f);
+    Value result = splat(rewriter, loc, type, 0.0f);
     for (int64_t offset = 0; offset < lanes; offset += 16) {
       int64_t size = std::min<int64_t>(16, lanes - offset);
       Value piece = op.getOperand();
