@@ -271,6 +271,61 @@ def test_matmul_cache_blocks_and_edge_tiles(ctx: ir.Context, m: int, k: int, n: 
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
 
 
+_PACK_SHAPES = [(48, 300, 600), (50, 257, 289), (30, 520, 31), (25, 64, 1000), (13, 40, 70), (7, 300, 300)]
+_PACK_OPTIONS = [{"target-vector-bits": 256}, {"target-vector-bits": 512}, {"matmul-tile-sizes": "4,16,2"},
+                 {"matmul-tile-sizes": "6,64,1", "matmul-k-block": 64, "matmul-n-block": 128},
+                 {"target-vector-bits": 256, "parallel": True, "num-threads": 2}]
+
+
+@pytest.mark.parametrize(("m", "k", "n"), _PACK_SHAPES)
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("options", _PACK_OPTIONS)
+def test_packed_b_gives_the_bits_of_b_read_in_place(ctx: ir.Context, m: int, k: int, n: int, dynamic: bool,
+                                                    options) -> None:  # type: ignore[no-untyped-def]
+    """matmul-pack-b copies B's blocks into panels of one register tile's width (whole
+    and partial panels, N and K blocks, tiles with K > 1, 64-wide tiles, threads, few
+    rows of A where it is skipped): the same FMAs in the same order as reading B in place,
+    so the results are bit for bit those of matmul-pack-b=false, and match float64."""
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    a_before, b_before = a.copy(), b.copy()
+    shape = (lambda s: ("?",) * len(s)) if dynamic else (lambda s: s)
+    text = _matmul_text(shape(a.shape), shape(b.shape), shape((m, n)), "f32", "f32", [])
+    packed, in_place = np.full((m, n), np.nan, np.float32), np.full((m, n), np.nan, np.float32)
+    run_text(text, [a, b], [packed], options=options)
+    run_text(text, [a, b], [in_place], options={**options, "matmul-pack-b": False})
+    np.testing.assert_array_equal(packed, in_place)
+    np.testing.assert_allclose(packed, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(a, a_before)
+    np.testing.assert_array_equal(b, b_before)
+
+
+@pytest.mark.parametrize(("elt", "b_trans"), [("f64", False), ("f64", True), ("f16", False), ("bf16", True)])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_packed_b_of_other_element_types(ctx: ir.Context, elt: str, b_trans: bool, dynamic: bool) -> None:
+    """Panels of f64 (8 or 4 lanes per vector) and of the f32 copies of fp16/bf16 or
+    transposed operands: the bits of the unpacked product."""
+    m, k, n = 40, 270, 77
+    a64 = RNG.standard_normal((m, k))
+    b64 = RNG.standard_normal((n, k) if b_trans else (k, n))
+    if elt == "f64":
+        a, b, acc = a64, b64, "f64"
+    elif elt == "f16":
+        a, b, acc = a64.astype(np.float16), b64.astype(np.float16), "f32"
+    else:
+        a, b, acc = to_bf16_bits(a64.astype(np.float32)), to_bf16_bits(b64.astype(np.float32)), "f32"
+    wa = from_bf16_bits(a).astype(np.float64) if elt == "bf16" else a.astype(np.float64)
+    wb = from_bf16_bits(b).astype(np.float64) if elt == "bf16" else b.astype(np.float64)
+    out_type = np.float64 if acc == "f64" else np.float32
+    shape = (lambda s: ("?",) * len(s)) if dynamic else (lambda s: s)
+    text = _matmul_text(shape(a.shape), shape(b.shape), shape((m, n)), elt, acc, ["b_trans"] if b_trans else [])
+    packed, in_place = np.full((m, n), np.nan, out_type), np.full((m, n), np.nan, out_type)
+    run_text(text, [a, b], [packed])
+    run_text(text, [a, b], [in_place], options={"matmul-pack-b": False})
+    np.testing.assert_array_equal(packed, in_place)
+    np.testing.assert_allclose(packed, wa @ (wb.T if b_trans else wb), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("elt", ["f16", "bf16"])
 @pytest.mark.parametrize(("a_trans", "b_trans"), [(False, False), (True, False), (False, True)])
 def test_matmul_narrow_floats_widened_once(ctx: ir.Context, elt: str, a_trans: bool, b_trans: bool) -> None:

@@ -54,6 +54,12 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("K block of matmuls with a larger K, so that the "
                      "streamed block of B stays in L2 (0: none)"),
       llvm::cl::init(256)};
+  Option<bool> matmulPackB{
+      *this, "matmul-pack-b",
+      llvm::cl::desc("Copy the block of B that a matmul's register tiles "
+                     "stream into contiguous panels of one tile's width "
+                     "(dsl-tile's matmul-pack-b)"),
+      llvm::cl::init(true)};
   Option<int64_t> matmulNBlock{
       *this, "matmul-n-block",
       llvm::cl::desc("N block of matmuls with a larger N, rounded up to whole "
@@ -143,6 +149,7 @@ std::string cpuPipelineText(const CpuPipelineOptions &opts) {
     p += "func.func(dsl-tile{vector-size=" + std::to_string(opts.vectorSize);
     p += " matmul-k-block=" + std::to_string(opts.matmulKBlock);
     p += " matmul-n-block=" + std::to_string(opts.matmulNBlock);
+    p += opts.matmulPackB ? " matmul-pack-b=true" : " matmul-pack-b=false";
     p += " target-vector-bits=" + std::to_string(opts.targetVectorBits);
     if (opts.parallel)
       p += " parallel num-threads=" + std::to_string(opts.numThreads);
@@ -209,6 +216,7 @@ constexpr dsl::OptionSpec kCpuOptionSpecs[] = {
     {"matmul-tile-sizes", dsl::OptionKind::IntList},
     {"matmul-k-block", dsl::OptionKind::Int},
     {"matmul-n-block", dsl::OptionKind::Int},
+    {"matmul-pack-b", dsl::OptionKind::Bool},
     {"parallel", dsl::OptionKind::Bool},
     {"num-threads", dsl::OptionKind::Int},
     {"target-vector-bits", dsl::OptionKind::Int},

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dsl/Conversion/OptionChecks.h"
+#include "dsl/Conversion/PackMatmul.h"
 #include "dsl/Conversion/Passes.h"
 #include "dsl/Conversion/RowOps.h"
 
@@ -170,6 +171,7 @@ struct DslTileForVectors
         {"matmul-tile-sizes", dsl::OptionKind::IntList},
         {"matmul-k-block", dsl::OptionKind::Int},
         {"matmul-n-block", dsl::OptionKind::Int},
+        {"matmul-pack-b", dsl::OptionKind::Bool},
         {"parallel", dsl::OptionKind::Bool},
         {"num-threads", dsl::OptionKind::Int},
         {"target-vector-bits", dsl::OptionKind::Int}};
@@ -302,6 +304,23 @@ struct DslTileForVectors
         ++block;
       }
     return blocked;
+  }
+
+  /// Packs the block of B that `op`'s register tiles will stream into
+  /// panels one register tile wide (dsl/Conversion/PackMatmul.h), before
+  /// `op`: once per N and K block, reused by every row strip of A. The copies
+  /// are tiled like elementwise ops.
+  dsl::PackedB packB(RewriterBase &rewriter, linalg::LinalgOp op, int64_t nr,
+                     SmallVectorImpl<scf::ForOp> &loops) {
+    SmallVector<linalg::LinalgOp> copies;
+    dsl::PackedB panels = dsl::packMatmulB(rewriter, op, nr, copies);
+    for (linalg::LinalgOp copy : copies) {
+      SmallVector<int64_t> sizes = tileSizes(copy);
+      copy->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
+      if (failed(tile(rewriter, copy, sizes, loops)))
+        copy->removeAttr(kVectorSizes);
+    }
+    return panels;
   }
 
   /// The chunk of a row reduction's partial results: `vector-size`
@@ -482,9 +501,20 @@ struct DslTileForVectors
       if (failed(blocked))
         continue;
       SmallVector<int64_t> sizes = tileSizes(*blocked);
+      Value b;
+      std::optional<dsl::PackedB> panels;
+      int64_t nr = isMatmul(*blocked) ? registerTile(*blocked)[1] : 0;
+      if (matmulPackB && isMatmul(*blocked) &&
+          dsl::shouldPackMatmulB(*blocked, 2 * registerTile(*blocked)[0])) {
+        b = blocked->getDpsInputOperand(1)->get();
+        panels = packB(rewriter, *blocked, nr, loops);
+      }
       (*blocked)->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
-      if (failed(tile(rewriter, *blocked, sizes, loops)))
+      FailureOr<linalg::LinalgOp> tiled = tile(rewriter, *blocked, sizes, loops);
+      if (failed(tiled))
         (*blocked)->removeAttr(kVectorSizes);
+      else if (panels)
+        (void)dsl::readPackedB(rewriter, *tiled, b, *panels, nr);
     }
     // Peel partial tiles: the main loop then has static tile sizes.
     // Innermost loops first: peeling an outer loop then clones inner loops

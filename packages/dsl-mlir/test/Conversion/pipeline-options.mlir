@@ -2,7 +2,7 @@
 // unknown names (with the closest name), values that do not parse, ranges.
 // The message is an error of the pipeline parser, never a crash or a hang.
 // RUN: %not dsl-opt %s --pass-pipeline='builtin.module(dsl-to-llvm-cpu{vector_size=32})' 2>&1 | FileCheck %s --check-prefix=NAME
-// NAME: error: dsl-to-llvm-cpu: no option vector_size; did you mean vector-size? (options: fuse-elementwise, fuse-rows, vectorize, vector-size, matmul-tile-sizes, matmul-k-block, matmul-n-block, parallel, num-threads, target-vector-bits, nontemporal-min-bytes, prefetch-rows, internalize-entries, boundscheck, approximate-math, avx512-exp, vectorize-thread-loops)
+// NAME: error: dsl-to-llvm-cpu: no option vector_size; did you mean vector-size? (options: fuse-elementwise, fuse-rows, vectorize, vector-size, matmul-tile-sizes, matmul-k-block, matmul-n-block, matmul-pack-b, parallel, num-threads, target-vector-bits, nontemporal-min-bytes, prefetch-rows, internalize-entries, boundscheck, approximate-math, avx512-exp, vectorize-thread-loops)
 // RUN: %not dsl-opt %s --pass-pipeline='builtin.module(dsl-to-llvm-cpu{vectorize=maybe})' 2>&1 | FileCheck %s --check-prefix=BOOL
 // BOOL: error: dsl-to-llvm-cpu: vectorize must be true or false, got 'maybe'
 // RUN: %not dsl-opt %s --pass-pipeline='builtin.module(dsl-to-llvm-cpu{matmul-tile-sizes=4096,4096,4096})' 2>&1 | FileCheck %s --check-prefix=TILE
