@@ -300,14 +300,27 @@ def test_packed_b_gives_the_bits_of_b_read_in_place(ctx: ir.Context, m: int, k: 
     np.testing.assert_array_equal(b, b_before)
 
 
-@pytest.mark.parametrize(("elt", "b_trans"), [("f64", False), ("f64", True), ("f16", False), ("bf16", True)])
+@pytest.mark.parametrize(("elt", "b_trans"), [("f64", False), ("f64", True), ("f16", False), ("bf16", True),
+                                             ("u8", False), ("u8", True)])
 @pytest.mark.parametrize("dynamic", [False, True])
 def test_packed_b_of_other_element_types(ctx: ir.Context, elt: str, b_trans: bool, dynamic: bool) -> None:
-    """Panels of f64 (8 or 4 lanes per vector) and of the f32 copies of fp16/bf16 or
-    transposed operands: the bits of the unpacked product."""
+    """Panels of f64 (8 or 4 lanes per vector), of the i32 copies of u8 operands and of
+    the f32 copies of fp16/bf16 or transposed operands: the bits of the unpacked product."""
     m, k, n = 40, 270, 77
     a64 = RNG.standard_normal((m, k))
     b64 = RNG.standard_normal((n, k) if b_trans else (k, n))
+    attrs = ["b_trans"] if b_trans else []
+    if elt == "u8":
+        ua = RNG.integers(0, 256, a64.shape, dtype=np.uint8)
+        ub = RNG.integers(0, 256, b64.shape, dtype=np.uint8)
+        shape = (lambda s: ("?",) * len(s)) if dynamic else (lambda s: s)
+        text = _matmul_text(shape(ua.shape), shape(ub.shape), shape((m, n)), "i8", "i32", [*attrs, "is_unsigned"])
+        ints, ints_in_place = np.zeros((m, n), np.int32), np.ones((m, n), np.int32)
+        run_text(text, [ua.view(np.int8), ub.view(np.int8)], [ints])
+        run_text(text, [ua.view(np.int8), ub.view(np.int8)], [ints_in_place], options={"matmul-pack-b": False})
+        np.testing.assert_array_equal(ints, ints_in_place)
+        np.testing.assert_array_equal(ints, ua.astype(np.int64) @ (ub.T if b_trans else ub).astype(np.int64))
+        return
     if elt == "f64":
         a, b, acc = a64, b64, "f64"
     elif elt == "f16":
@@ -318,7 +331,7 @@ def test_packed_b_of_other_element_types(ctx: ir.Context, elt: str, b_trans: boo
     wb = from_bf16_bits(b).astype(np.float64) if elt == "bf16" else b.astype(np.float64)
     out_type = np.float64 if acc == "f64" else np.float32
     shape = (lambda s: ("?",) * len(s)) if dynamic else (lambda s: s)
-    text = _matmul_text(shape(a.shape), shape(b.shape), shape((m, n)), elt, acc, ["b_trans"] if b_trans else [])
+    text = _matmul_text(shape(a.shape), shape(b.shape), shape((m, n)), elt, acc, attrs)
     packed, in_place = np.full((m, n), np.nan, out_type), np.full((m, n), np.nan, out_type)
     run_text(text, [a, b], [packed])
     run_text(text, [a, b], [in_place], options={"matmul-pack-b": False})
