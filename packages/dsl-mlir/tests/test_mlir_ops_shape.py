@@ -271,7 +271,7 @@ def test_matmul_cache_blocks_and_edge_tiles(ctx: ir.Context, m: int, k: int, n: 
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
 
 
-_PACK_SHAPES = [(48, 300, 600), (50, 257, 289), (30, 520, 31), (25, 64, 1000), (13, 40, 70), (7, 300, 300)]
+_PACK_SHAPES = [(96, 300, 600), (70, 257, 289), (64, 520, 31), (100, 64, 1000), (63, 300, 300), (7, 40, 70)]
 _PACK_OPTIONS = [{"target-vector-bits": 256}, {"target-vector-bits": 512}, {"matmul-tile-sizes": "4,16,2"},
                  {"matmul-tile-sizes": "6,64,1", "matmul-k-block": 64, "matmul-n-block": 128},
                  {"target-vector-bits": 256, "parallel": True, "num-threads": 2}]
@@ -284,8 +284,9 @@ def test_packed_b_gives_the_bits_of_b_read_in_place(ctx: ir.Context, m: int, k: 
                                                     options) -> None:  # type: ignore[no-untyped-def]
     """matmul-pack-b copies B's blocks into panels of one register tile's width (whole
     and partial panels, N and K blocks, tiles with K > 1, 64-wide tiles, threads, few
-    rows of A where it is skipped): the same FMAs in the same order as reading B in place,
-    so the results are bit for bit those of matmul-pack-b=false, and match float64."""
+    rows of A where it is skipped, decided at run time for a dynamic M): the same FMAs in
+    the same order as reading B in place, so the results are bit for bit those of
+    matmul-pack-b=false, and match float64."""
     a = RNG.standard_normal((m, k)).astype(np.float32)
     b = RNG.standard_normal((k, n)).astype(np.float32)
     a_before, b_before = a.copy(), b.copy()
@@ -306,7 +307,7 @@ def test_packed_b_gives_the_bits_of_b_read_in_place(ctx: ir.Context, m: int, k: 
 def test_packed_b_of_other_element_types(ctx: ir.Context, elt: str, b_trans: bool, dynamic: bool) -> None:
     """Panels of f64 (8 or 4 lanes per vector), of the i32 copies of u8 operands and of
     the f32 copies of fp16/bf16 or transposed operands: the bits of the unpacked product."""
-    m, k, n = 40, 270, 77
+    m, k, n = 70, 270, 77
     a64 = RNG.standard_normal((m, k))
     b64 = RNG.standard_normal((n, k) if b_trans else (k, n))
     attrs = ["b_trans"] if b_trans else []

@@ -54,13 +54,11 @@ bool isZero(OpFoldResult size) {
 
 } // namespace
 
-bool mlir::dsl::shouldPackMatmulB(linalg::LinalgOp op, int64_t minRows) {
+bool mlir::dsl::shouldPackMatmulB(linalg::LinalgOp op) {
   if (!hasStandardMaps(op) || !op.hasPureTensorSemantics())
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t m = ranges[0], n = ranges[1], k = ranges[2];
-  if (!ShapedType::isDynamic(m) && m < minRows)
-    return false;
+  int64_t n = ranges[1], k = ranges[2];
   if (ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
     return true;
   Type elt = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());

@@ -11,11 +11,14 @@
 #include "dsl/Conversion/Passes.h"
 #include "dsl/Conversion/RowOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/MathExtras.h"
@@ -129,6 +132,13 @@ void offsetChunkIndices(RewriterBase &rewriter, Operation *tiled,
 
 /// Vector registers of partial results a row reduction carries.
 constexpr int64_t kReductionRegisters = 4;
+
+/// Rows of A from which a matmul's B is packed into panels. The copy costs
+/// one strided read and one write of each block of B; the panels save about a
+/// quarter of the FMA time of each strip of A that reads them, so the copy
+/// pays from about 60 rows (measured on a Zen 3 AVX2 host with K = N = 1024:
+/// even from 12 to 48 rows, 2.5x slower at 6 rows).
+constexpr int64_t kPackMinRows = 64;
 
 /// Rows of a column reduction added per pass over a block of the result.
 constexpr int64_t kColumnRows = 8;
@@ -304,6 +314,69 @@ struct DslTileForVectors
         ++block;
       }
     return blocked;
+  }
+
+  /// Register tiles for `op` (after blockForCache): a matmul whose B is
+  /// worth packing (dsl::shouldPackMatmulB) reads it from panels when A has
+  /// at least kPackMinRows rows: decided here when `rows`, the M of the
+  /// matmul before threads split it, is static, at run time when it is dynamic (an scf.if
+  /// between a packed and an in-place copy of the nest). Other ops: tiles of
+  /// tileSizes.
+  void tileMatmulOrElementwise(RewriterBase &rewriter, linalg::LinalgOp op, int64_t rows,
+                               SmallVectorImpl<scf::ForOp> &loops) {
+    if (!matmulPackB || !isMatmul(op) || !dsl::shouldPackMatmulB(op))
+      return tileRegisters(rewriter, op, false, loops);
+    if (!ShapedType::isDynamic(rows))
+      return tileRegisters(rewriter, op, rows >= kPackMinRows, loops);
+    auto [many, few] = splitOnRows(rewriter, op, kPackMinRows);
+    tileRegisters(rewriter, many, true, loops);
+    tileRegisters(rewriter, few, false, loops);
+  }
+
+  /// Tiles `op` for registers (tileSizes), a matmul's B read from panels
+  /// built before it when `pack`.
+  void tileRegisters(RewriterBase &rewriter, linalg::LinalgOp op, bool pack,
+                     SmallVectorImpl<scf::ForOp> &loops) {
+    SmallVector<int64_t> sizes = tileSizes(op);
+    int64_t nr = isMatmul(op) ? registerTile(op)[1] : 0;
+    Value b = op.getNumDpsInputs() > 1 ? op.getDpsInputOperand(1)->get() : Value();
+    std::optional<dsl::PackedB> panels;
+    if (pack)
+      panels = packB(rewriter, op, nr, loops);
+    op->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
+    FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, sizes, loops);
+    if (failed(tiled))
+      op->removeAttr(kVectorSizes);
+    else if (panels)
+      (void)dsl::readPackedB(rewriter, *tiled, b, *panels, nr);
+  }
+
+  /// Replaces `op` by `scf.if (rows of A >= minRows)` with a copy of `op` in
+  /// each branch; returns the copies (then, else).
+  static std::pair<linalg::LinalgOp, linalg::LinalgOp>
+  splitOnRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t minRows) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value rows = tensor::DimOp::create(rewriter, loc, op.getDpsInputOperand(0)->get(), 0);
+    Value min = arith::ConstantIndexOp::create(rewriter, loc, minRows);
+    Value enough = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, rows, min);
+    auto ifOp = scf::IfOp::create(rewriter, loc, op->getResultTypes(), enough,
+                                  /*addThenBlock=*/true, /*addElseBlock=*/true);
+    auto copyInto = [&](Region &region) {
+      Block &block = region.front();
+      rewriter.setInsertionPointToStart(&block);
+      Operation *copy = rewriter.clone(*op);
+      if (block.mightHaveTerminator())
+        rewriter.eraseOp(block.getTerminator());
+      rewriter.setInsertionPointToEnd(&block);
+      scf::YieldOp::create(rewriter, loc, copy->getResults());
+      return cast<linalg::LinalgOp>(copy);
+    };
+    linalg::LinalgOp many = copyInto(ifOp.getThenRegion());
+    linalg::LinalgOp few = copyInto(ifOp.getElseRegion());
+    rewriter.replaceOp(op, ifOp.getResults());
+    return {many, few};
   }
 
   /// Packs the block of B that `op`'s register tiles will stream into
@@ -488,6 +561,7 @@ struct DslTileForVectors
     IRRewriter rewriter(&getContext());
     SmallVector<scf::ForOp> loops;
     for (linalg::LinalgOp original : ops) {
+      int64_t rows = original.getStaticLoopRanges().front();
       linalg::LinalgOp op = *distribute(rewriter, contiguousInnermost(rewriter, original));
       if (!isMatmul(op) && reducesInnermost(op)) {
         (void)tileRowReduction(rewriter, op, loops);
@@ -500,21 +574,7 @@ struct DslTileForVectors
       FailureOr<linalg::LinalgOp> blocked = blockForCache(rewriter, op, loops);
       if (failed(blocked))
         continue;
-      SmallVector<int64_t> sizes = tileSizes(*blocked);
-      Value b;
-      std::optional<dsl::PackedB> panels;
-      int64_t nr = isMatmul(*blocked) ? registerTile(*blocked)[1] : 0;
-      if (matmulPackB && isMatmul(*blocked) &&
-          dsl::shouldPackMatmulB(*blocked, 2 * registerTile(*blocked)[0])) {
-        b = blocked->getDpsInputOperand(1)->get();
-        panels = packB(rewriter, *blocked, nr, loops);
-      }
-      (*blocked)->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
-      FailureOr<linalg::LinalgOp> tiled = tile(rewriter, *blocked, sizes, loops);
-      if (failed(tiled))
-        (*blocked)->removeAttr(kVectorSizes);
-      else if (panels)
-        (void)dsl::readPackedB(rewriter, *tiled, b, *panels, nr);
+      tileMatmulOrElementwise(rewriter, *blocked, rows, loops);
     }
     // Peel partial tiles: the main loop then has static tile sizes.
     // Innermost loops first: peeling an outer loop then clones inner loops

@@ -14,7 +14,7 @@
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [256, 16, 16] : tensor<256x256xf32> into tensor<256x16x16xf32>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<1x1x16xf32>) outs(%{{.*}} : tensor<1x1x16xf32>) permutation = [1, 0, 2] {dsl.vector_sizes = array<i64: 1, 1, 16>}
 // CHECK: %[[PANELS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<16x256x16xf32> into tensor<4096x16xf32>
-// CHECK: scf.for %{{.*}} = %c0 to %c48 step %c6
+// CHECK: scf.for %{{.*}} = %c0 to %c96 step %c6
 // CHECK: scf.for %[[N:.*]] = %c0 to %c256 step %c16
 // CHECK: scf.for %[[K:.*]] = %c0 to %c256 step %c1
 // CHECK: %[[ROW:.*]] = affine.apply #{{.*}}(%[[K]], %[[N]])
@@ -33,20 +33,31 @@
 // NOPACK-NOT: linalg.transpose
 // NOPACK-NOT: tensor.collapse_shape
 // NOPACK: linalg.matmul
-func.func @packs_b(%a: tensor<48x300xf32>, %b: tensor<300x600xf32>, %c: tensor<48x600xf32>) -> tensor<48x600xf32> {
-  %0 = linalg.matmul ins(%a, %b : tensor<48x300xf32>, tensor<300x600xf32>) outs(%c : tensor<48x600xf32>) -> tensor<48x600xf32>
-  return %0 : tensor<48x600xf32>
+func.func @packs_b(%a: tensor<96x300xf32>, %b: tensor<300x600xf32>, %c: tensor<96x600xf32>) -> tensor<96x600xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<96x300xf32>, tensor<300x600xf32>) outs(%c : tensor<96x600xf32>) -> tensor<96x600xf32>
+  return %0 : tensor<96x600xf32>
 }
 
 // -----
 
-// Dynamic sizes: panels of dynamic count and length; the whole panels and
-// the partial one are both built (either may be empty at run time).
+// Dynamic sizes: with at least 64 rows of A (checked at run time), panels of
+// dynamic count and length, the whole panels and the partial one both built
+// (either may be empty at run time); with fewer, the nest reads B in place.
 // CHECK-LABEL: func.func @packs_dynamic_b
+// CHECK: %[[ROWS:.*]] = tensor.dim %arg0, %c0
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[MANY:.*]] = arith.cmpi uge, %[[ROWS]], %c64 : index
+// CHECK: scf.if %[[MANY]]
 // CHECK: tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x16xf32>
 // CHECK: linalg.transpose
 // CHECK: linalg.copy
-// CHECK: tensor.collapse_shape %{{.*}} : tensor<?x?x16xf32> into tensor<?x16xf32>
+// CHECK: %[[PANELS:.*]] = tensor.collapse_shape %{{.*}} : tensor<?x?x16xf32> into tensor<?x16xf32>
+// CHECK: tensor.extract_slice %[[PANELS]]
+// CHECK: linalg.matmul {dsl.vector_sizes = array<i64: 6, 16, 1>}
+// CHECK: } else {
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: %[[PANELS]]
 // CHECK: linalg.matmul {dsl.vector_sizes = array<i64: 6, 16, 1>}
 func.func @packs_dynamic_b(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
@@ -55,11 +66,11 @@ func.func @packs_dynamic_b(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<
 
 // -----
 
-// Left in place: B of a matmul with fewer than two row tiles of A (20 rows
-// with AVX-512's 12-row tiles), and a B that fits in L1 (16 x 64 f32, 4 KiB).
-// AVX512-LABEL: func.func @few_rows
-// AVX512-NOT: linalg.transpose
-// AVX512: linalg.matmul
+// Left in place: B of a matmul with fewer than 64 rows of A (the copy would
+// cost more than it saves), and a B that fits in L1 (16 x 64 f32, 4 KiB).
+// CHECK-LABEL: func.func @few_rows
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.matmul
 // CHECK-LABEL: func.func @small_b
 // CHECK-NOT: linalg.transpose
 // CHECK: linalg.matmul

@@ -18,9 +18,9 @@
 namespace mlir::dsl {
 
 /// Whether `op` is a matmul in the standard layout (A[m,k], B[k,n],
-/// C[m,n]) whose B block is worth packing: M rows reuse it (M dynamic or at
-/// least `minRows`) and it does not fit in the L1 cache (or is dynamic).
-bool shouldPackMatmulB(linalg::LinalgOp op, int64_t minRows);
+/// C[m,n]) whose B block may be worth packing: it does not fit in the L1
+/// cache (or is dynamic). Whether enough rows of A reuse it is the caller's.
+bool shouldPackMatmulB(linalg::LinalgOp op);
 
 /// The micro-panels of a matmul's B operand (K x N) in panel width nr: a
 /// tensor<(ceil(N/nr) * K) x nr> whose row p*K + k holds B[k, p*nr + j] at
