@@ -301,6 +301,24 @@ def test_packed_b_gives_the_bits_of_b_read_in_place(ctx: ir.Context, m: int, k: 
     np.testing.assert_array_equal(b, b_before)
 
 
+@pytest.mark.parametrize(("m", "k", "n"), [(64, 1, 1000), (64, 9000, 20), (100, 300, 0), (100, 0, 300),
+                                     (0, 300, 300), (65, 17, 2049), (128, 2, 16)])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_packed_b_at_degenerate_sizes(ctx: ir.Context, m: int, k: int, n: int, dynamic: bool) -> None:
+    """K of 1 or 2, one partial panel only (N = 20 or 16 of 16/32), N or K or M of 0
+    (empty panels, the few-rows nest), N one past a block: the bits of B read in place."""
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    shape = (lambda s: ("?",) * len(s)) if dynamic else (lambda s: s)
+    text = _matmul_text(shape(a.shape), shape(b.shape), shape((m, n)), "f32", "f32", [])
+    packed, in_place = np.full((m, n), np.nan, np.float32), np.full((m, n), np.nan, np.float32)
+    run_text(text, [a, b], [packed])
+    run_text(text, [a, b], [in_place], options={"matmul-pack-b": False})
+    np.testing.assert_array_equal(packed, in_place)
+    # f32 sums of k products: rounding grows with k
+    np.testing.assert_allclose(packed, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4 + 2e-6 * k)
+
+
 @pytest.mark.parametrize(("elt", "b_trans"), [("f64", False), ("f64", True), ("f16", False), ("bf16", True),
                                              ("u8", False), ("u8", True)])
 @pytest.mark.parametrize("dynamic", [False, True])
