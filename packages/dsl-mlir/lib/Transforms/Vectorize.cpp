@@ -89,8 +89,49 @@ bool isApproximated(StringRef name) {
                             name);
 }
 
+/// A float contraction whose only reduction dimension (the last) has size 1
+/// and whose operands all index the dimensions in order, acc[p] += lhs[p, 0] *
+/// rhs[p, 0]: an elementwise FMA. A matmul tile of one row becomes such a
+/// contraction once its unit M dimension is cast away (both operands then
+/// index N and K), which the outer-product lowering cannot take and lowers as
+/// one scalar reduction per lane: a 1 x 1024 x 1024 matmul ran at 2.7 GFLOP/s,
+/// slower than one of 4 rows, and so did the one-row edge strip of an M of
+/// 6k + 1. Not inside a vector.mask (the mask's lowering handles it).
+struct UnitReductionContractToFma : OpRewritePattern<vector::ContractionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::ContractionOp op,
+                                PatternRewriter &rewriter) const override {
+    auto accType = dyn_cast<VectorType>(op.getAccType());
+    VectorType lhsType = op.getLhsType();
+    if (op.getKind() != vector::CombiningKind::ADD || !accType ||
+        isa<vector::MaskOp>(op->getParentOp()) || lhsType != op.getRhsType() ||
+        !isa<FloatType>(accType.getElementType()) ||
+        lhsType.getElementType() != accType.getElementType() ||
+        lhsType.getShape().back() != 1 ||
+        accType.getShape() != lhsType.getShape().drop_back())
+      return failure();
+    SmallVector<vector::IteratorType> iters = op.getIteratorTypesArray();
+    unsigned rank = iters.size();
+    if (llvm::count(iters, vector::IteratorType::reduction) != 1 ||
+        iters.back() != vector::IteratorType::reduction)
+      return failure();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    AffineMap parallel = AffineMap::getMultiDimIdentityMap(rank, op.getContext())
+                             .getMajorSubMap(rank - 1);
+    if (!maps[0].isIdentity() || maps[1] != maps[0] || maps[2] != parallel)
+      return failure();
+    Location loc = op.getLoc();
+    Value lhs = vector::ShapeCastOp::create(rewriter, loc, accType, op.getLhs());
+    Value rhs = vector::ShapeCastOp::create(rewriter, loc, accType, op.getRhs());
+    rewriter.replaceOpWithNewOp<vector::FMAOp>(op, lhs, rhs, op.getAcc());
+    return success();
+  }
+};
+
 /// Patterns that simplify freshly vectorized code on tensors.
 void populateCleanupPatterns(RewritePatternSet &patterns) {
+  patterns.add<UnitReductionContractToFma>(patterns.getContext());
   // Broadcasting reads become reads + vector.broadcast/transpose, which the
   // contraction patterns fold into the indexing maps of vector.contract.
   vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
