@@ -319,6 +319,25 @@ def test_packed_b_at_degenerate_sizes(ctx: ir.Context, m: int, k: int, n: int, d
     np.testing.assert_allclose(packed, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4 + 2e-6 * k)
 
 
+@pytest.mark.parametrize(("m", "k", "n"), [(1, 1024, 1000), (1, 300, 33), (1, 9, 1), (13, 70, 45), (253, 40, 47)])
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("elt", ["f32", "f64"])
+def test_matmul_of_one_row_and_one_row_edge_strips(ctx: ir.Context, m: int, k: int, n: int, dynamic: bool,
+                                                    elt: str) -> None:
+    """A one-row matmul (K outside N, one FMA per tile) and the one-row edge strip of an
+    M of 6j + 1 (AVX2) or 12j + 1 (AVX-512): against float64 numpy, inputs unchanged."""
+    dtype = np.float32 if elt == "f32" else np.float64
+    a = RNG.standard_normal((m, k)).astype(dtype)
+    b = RNG.standard_normal((k, n)).astype(dtype)
+    a_before, b_before = a.copy(), b.copy()
+    shape = (lambda s: ("?",) * len(s)) if dynamic else (lambda s: s)
+    out = np.full((m, n), np.nan, dtype)
+    run_text(_matmul_text(shape(a.shape), shape(b.shape), shape((m, n)), elt, elt, []), [a, b], [out])
+    np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4 + 2e-6 * k)
+    np.testing.assert_array_equal(a, a_before)
+    np.testing.assert_array_equal(b, b_before)
+
+
 @pytest.mark.parametrize(("elt", "b_trans"), [("f64", False), ("f64", True), ("f16", False), ("bf16", True),
                                              ("u8", False), ("u8", True)])
 @pytest.mark.parametrize("dynamic", [False, True])

@@ -268,9 +268,11 @@ struct DslTileForVectors
   /// appended to `loops`.
   FailureOr<linalg::LinalgOp> tile(RewriterBase &rewriter, linalg::LinalgOp op,
                                    ArrayRef<int64_t> sizes,
-                                   SmallVectorImpl<scf::ForOp> &loops) {
+                                   SmallVectorImpl<scf::ForOp> &loops,
+                                   ArrayRef<int64_t> interchange = {}) {
     scf::SCFTilingOptions options;
     options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    options.setInterchange(interchange);
     rewriter.setInsertionPoint(op);
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(op.getOperation()), options);
@@ -343,8 +345,16 @@ struct DslTileForVectors
     std::optional<dsl::PackedB> panels;
     if (pack)
       panels = packB(rewriter, op, nr, loops);
+    // One row of A (a vector-matrix product): K outside N, so each k step
+    // reads a row of B's block contiguously instead of each tile walking
+    // down a column of B, one page per k step when rows are 4 KiB or more
+    // apart (1x1024x1024 f32 on Zen 3: 0.54 -> 0.35 ms). With 4 rows the
+    // accumulators kept in registers across K win (0.41 vs 0.79 ms).
+    SmallVector<int64_t> order;
+    if (isMatmul(op) && op.getStaticLoopRanges().front() == 1)
+      order = {0, 2, 1};
     op->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(sizes));
-    FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, sizes, loops);
+    FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, sizes, loops, order);
     if (failed(tiled))
       op->removeAttr(kVectorSizes);
     else if (panels)

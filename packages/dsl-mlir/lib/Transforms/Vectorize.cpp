@@ -89,9 +89,9 @@ bool isApproximated(StringRef name) {
                             name);
 }
 
-/// A float contraction whose only reduction dimension (the last) has size 1
-/// and whose operands all index the dimensions in order, acc[p] += lhs[p, 0] *
-/// rhs[p, 0]: an elementwise FMA. A matmul tile of one row becomes such a
+/// A float contraction of rank 2 whose reduction dimension (the last) has
+/// size 1 and whose operands all index the dimensions in order, acc[p] +=
+/// lhs[p, 0] * rhs[p, 0]: an elementwise FMA. A matmul tile of one row becomes such a
 /// contraction once its unit M dimension is cast away (both operands then
 /// index N and K), which the outer-product lowering cannot take and lowers as
 /// one scalar reduction per lane: a 1 x 1024 x 1024 matmul ran at 2.7 GFLOP/s,
@@ -113,7 +113,8 @@ struct UnitReductionContractToFma : OpRewritePattern<vector::ContractionOp> {
       return failure();
     SmallVector<vector::IteratorType> iters = op.getIteratorTypesArray();
     unsigned rank = iters.size();
-    if (llvm::count(iters, vector::IteratorType::reduction) != 1 ||
+    // Rank 2 only: larger tiles (12x32x1) are outer products already.
+    if (rank != 2 || iters.front() != vector::IteratorType::parallel ||
         iters.back() != vector::IteratorType::reduction)
       return failure();
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();

@@ -111,3 +111,20 @@ func.func @row_sum(%a: tensor<8x64xf32>) -> tensor<8xf32> {
   %0 = dsl.sum %a [1] : tensor<8x64xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// A matmul of one row: K outside N (each k step reads a row of B), and each
+// 1x32x1 tile, once its unit M is cast away, one vector.fma (not one scalar
+// reduction per lane).
+// VEC-LABEL: func.func @one_row
+// VEC: scf.for %[[K:.*]] = %c0 to %c256 step %c1
+// VEC: scf.for %[[N:.*]] = %c0 to %c64 step %c32
+// VEC: vector.transfer_read %arg1[%[[K]], %[[N]]]{{.*}} : tensor<300x64xf32>, vector<32xf32>
+// VEC: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>
+// VEC-NOT: vector.reduction
+// VEC-NOT: vector.contract
+func.func @one_row(%a: tensor<1x300xf32>, %b: tensor<300x64xf32>) -> tensor<1x64xf32> {
+  %0 = dsl.matmul %a, %b : tensor<1x300xf32>, tensor<300x64xf32> -> tensor<1x64xf32>
+  return %0 : tensor<1x64xf32>
+}
