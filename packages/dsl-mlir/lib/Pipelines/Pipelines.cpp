@@ -54,17 +54,17 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("K block of matmuls with a larger K, so that the "
                      "streamed block of B stays in L2 (0: none)"),
       llvm::cl::init(256)};
-  Option<bool> matmulPackB{
-      *this, "matmul-pack-b",
-      llvm::cl::desc("Copy the block of B that a matmul's register tiles "
-                     "stream into contiguous panels of one tile's width "
-                     "(dsl-tile's matmul-pack-b)"),
-      llvm::cl::init(true)};
   Option<int64_t> matmulNBlock{
       *this, "matmul-n-block",
       llvm::cl::desc("N block of matmuls with a larger N, rounded up to whole "
                      "register tiles (0: none)"),
       llvm::cl::init(256)};
+  Option<bool> matmulPackB{
+      *this, "matmul-pack-b",
+      llvm::cl::desc("Copy the block of B that a matmul's register tiles "
+                     "stream into contiguous panels of one tile's width, "
+                     "with at least 64 rows of A (dsl-tile's matmul-pack-b)"),
+      llvm::cl::init(true)};
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Run the outermost parallel loop of every op on several "

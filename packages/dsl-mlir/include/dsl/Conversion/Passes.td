@@ -533,10 +533,10 @@ def DslTileForVectors : Pass<"dsl-tile", "::mlir::func::FuncOp"> {
            "N block of contractions with a larger N, rounded up to whole "
            "register tiles (0: none)">,
     Option<"matmulPackB", "matmul-pack-b", "bool", /*default=*/"true",
-           "Copy the block of B a contraction's register tiles stream (from "
-           "at least two row tiles of A, larger than the L1 cache or dynamic) "
-           "into panels of one register tile's width, each panel's rows "
-           "contiguous">,
+           "Copy the block of B a contraction's register tiles stream (with "
+           "at least 64 rows of A, tested at run time for a dynamic M; larger "
+           "than the L1 cache or dynamic) into panels of one register tile's "
+           "width, each panel's rows contiguous">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Distribute the outermost parallel loop of every op over threads "
            "(an scf.forall around the vector tiles)">,
